@@ -1,0 +1,62 @@
+"""``ADDONS = {"scrapy_robotsmeta.Addon": 0}``: swap in both middlewares from settings alone."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as BuiltinRobotsTxtMiddleware
+from scrapy.settings import BaseSettings
+from scrapy.utils.misc import load_object
+
+from scrapy_robotsmeta.downloadermiddleware import RobotsTxtMiddleware
+from scrapy_robotsmeta.spidermiddleware import RobotsMetaMiddleware
+
+logger = logging.getLogger(__name__)
+
+# Closer to the spider than every built-in spider middleware, so that requests dropped for
+# nofollow are never seen (or counted) by DepthMiddleware and friends.
+SPIDER_MIDDLEWARE_PRIORITY = 950
+
+
+def _entry(components: Mapping[Any, Any], cls: type) -> tuple[Any, Any] | None:
+    """The (key, priority) under which *cls* appears, whether keyed by class or import path."""
+    for key, priority in components.items():
+        if key is cls or (isinstance(key, str) and load_object(key) is cls):
+            return key, priority
+    return None
+
+
+class Addon:
+    """Replaces Scrapy's RobotsTxtMiddleware at its own priority and adds RobotsMetaMiddleware.
+
+    Entries the user wrote for either middleware win: an explicit priority for ours is kept,
+    and a built-in that the user disabled (``None``) is not brought back under our name.
+    """
+
+    def update_settings(self, settings: BaseSettings) -> None:
+        self._replace_robotstxt(settings)
+        spider_mws = settings["SPIDER_MIDDLEWARES"]
+        if _entry(spider_mws, RobotsMetaMiddleware) is None:
+            spider_mws.set(RobotsMetaMiddleware, SPIDER_MIDDLEWARE_PRIORITY, priority="addon")
+
+    @staticmethod
+    def _replace_robotstxt(settings: BaseSettings) -> None:
+        custom = settings["DOWNLOADER_MIDDLEWARES"]
+        if _entry(custom, RobotsTxtMiddleware) is not None:
+            return
+        builtin = _entry(custom, BuiltinRobotsTxtMiddleware) or _entry(
+            settings["DOWNLOADER_MIDDLEWARES_BASE"], BuiltinRobotsTxtMiddleware
+        )
+        if builtin is None or builtin[1] is None:
+            logger.warning(
+                "Scrapy's RobotsTxtMiddleware is not enabled in DOWNLOADER_MIDDLEWARES, so "
+                "scrapy_robotsmeta did not enable its replacement; add %s to "
+                "DOWNLOADER_MIDDLEWARES yourself if you want robots.txt obeyed.",
+                "scrapy_robotsmeta.RobotsTxtMiddleware",
+            )
+            return
+        key, priority = builtin
+        custom.set(key, None, priority="addon")
+        custom.set(RobotsTxtMiddleware, priority, priority="addon")

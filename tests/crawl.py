@@ -1,0 +1,125 @@
+"""Run a real Scrapy crawl in the test's reactor and record what happened."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from scrapy import Request, Spider, signals
+from scrapy.crawler import Crawler
+from scrapy.http import Response
+from scrapy.linkextractors import LinkExtractor
+from scrapy.spiders import CrawlSpider, Rule
+from scrapy.utils.test import get_crawler
+from twisted.python.failure import Failure
+
+# What every test crawl uses unless it says otherwise: quiet, no network beyond 127.0.0.1,
+# and the package enabled through its add-on, as a user would enable it.
+BASE_SETTINGS: dict[str, Any] = {
+    "ADDONS": {"scrapy_robotsmeta.Addon": 0},
+    "ROBOTSTXT_OBEY": True,
+    "TELNETCONSOLE_ENABLED": False,
+    "LOG_LEVEL": "DEBUG",
+    "RETRY_ENABLED": False,
+    "DOWNLOAD_TIMEOUT": 5,
+    "USER_AGENT": "TestBot/1.0 (+http://127.0.0.1/bot)",
+}
+
+
+class FollowAllSpider(CrawlSpider):
+    """An ordinary CrawlSpider: follows every link and yields one dict item per page."""
+
+    name = "follow_all"
+    rules = (Rule(LinkExtractor(), callback="parse_page", follow=True),)
+
+    def __init__(self, start_urls: list[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.start_urls = start_urls
+
+    def parse_start_url(self, response: Response, **kwargs: Any) -> Any:
+        return self.parse_page(response)
+
+    def parse_page(self, response: Response) -> Any:
+        yield {"url": response.url}
+
+
+class ListSpider(Spider):
+    """Requests exactly the given URLs, each with an errback, and follows nothing."""
+
+    name = "list"
+
+    def __init__(self, start_urls: list[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.start_urls = start_urls
+
+    async def start(self) -> Any:
+        for url in self.start_urls:
+            yield Request(url, callback=self.parse_page, errback=self.on_error)
+
+    def parse_page(self, response: Response) -> Any:
+        yield {"url": response.url, "status": response.status}
+
+    def on_error(self, failure: Failure) -> None:
+        self.crawler.stats.inc_value("test/errback_count")
+        self.errbacks.append(failure)
+
+    errbacks: list[Failure]
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> ListSpider:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        spider.errbacks = []
+        return spider
+
+
+@dataclass
+class CrawlResult:
+    crawler: Crawler
+    items: list[Any] = field(default_factory=list)
+    downloaded: list[str] = field(default_factory=list)
+    dropped: list[str] = field(default_factory=list)
+
+    @property
+    def stats(self) -> dict[str, Any]:
+        assert self.crawler.stats is not None
+        return self.crawler.stats.get_stats()
+
+    def stat(self, name: str) -> Any:
+        return self.stats.get(name, 0)
+
+    @property
+    def urls(self) -> set[str]:
+        return {item["url"] for item in self.items if isinstance(item, dict)}
+
+
+def make_crawler(spider_cls: type[Spider], settings: dict[str, Any] | None = None) -> Crawler:
+    return get_crawler(spider_cls, {**BASE_SETTINGS, **(settings or {})})
+
+
+async def crawl(
+    start_urls: list[str],
+    settings: dict[str, Any] | None = None,
+    spider_cls: type[Spider] = FollowAllSpider,
+    crawler: Crawler | None = None,
+    **spider_kwargs: Any,
+) -> CrawlResult:
+    crawler = crawler or make_crawler(spider_cls, settings)
+    result = CrawlResult(crawler)
+
+    def item_scraped(item: Any) -> None:
+        result.items.append(item)
+
+    def response_received(response: Response, request: Request) -> None:
+        result.downloaded.append(request.url)
+
+    def request_dropped(request: Request) -> None:
+        result.dropped.append(request.url)
+
+    crawler.signals.connect(item_scraped, signals.item_scraped, weak=False)
+    crawler.signals.connect(response_received, signals.response_received, weak=False)
+    crawler.signals.connect(request_dropped, signals.request_dropped, weak=False)
+    await crawler.crawl_async(start_urls=start_urls, **spider_kwargs)
+    return result
+
+
+

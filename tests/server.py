@@ -1,0 +1,137 @@
+"""The local test site: a real twisted.web server on 127.0.0.1, run in the test's own reactor.
+
+Each test builds the site it needs from small answer functions (``static``, ``sequence``,
+``redirect``, ``hang``, ``reset``…) keyed by path, and reads back what the crawler asked for.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+
+from twisted.internet import reactor
+from twisted.internet.interfaces import IListeningPort
+from twisted.web import resource, server
+from twisted.web.server import NOT_DONE_YET
+
+# An answer writes the response for one request; it returns the body, or NOT_DONE_YET when it
+# answers later (or never).
+Answer = Callable[[server.Request], bytes | int]
+
+
+def static(
+    body: bytes | str = b"", status: int = 200, headers: dict[str, str] | None = None
+) -> Answer:
+    data = body.encode() if isinstance(body, str) else body
+    content_type = "text/html" if data.lstrip()[:1] == b"<" else "text/plain"
+    all_headers = {"Content-Type": content_type, **(headers or {})}
+
+    def answer(request: server.Request) -> bytes:
+        request.setResponseCode(status)
+        for name, value in all_headers.items():
+            request.setHeader(name, value)
+        return data
+
+    return answer
+
+
+def html(body: str, status: int = 200, headers: dict[str, str] | None = None) -> Answer:
+    return static(body, status, {"Content-Type": "text/html; charset=utf-8", **(headers or {})})
+
+
+def links_page(*hrefs: str, head: str = "", headers: dict[str, str] | None = None) -> Answer:
+    anchors = "".join(f'<a href="{href}">{href}</a>\n' for href in hrefs)
+    return html(f"<html><head>{head}</head><body>{anchors}</body></html>", headers=headers)
+
+
+def redirect(location: str, status: int = 301) -> Answer:
+    return static(b"", status, {"Location": location})
+
+
+def sequence(*answers: Answer) -> Answer:
+    """Answer with each in turn; the last one answers every later request."""
+    remaining = list(answers)
+
+    def answer(request: server.Request) -> bytes | int:
+        current = remaining.pop(0) if len(remaining) > 1 else remaining[0]
+        return current(request)
+
+    return answer
+
+
+def delayed(seconds: float, then: Answer) -> Answer:
+    def answer(request: server.Request) -> int:
+        def finish() -> None:
+            if not request.finished and not request._disconnected:
+                request.write(then(request))  # type: ignore[arg-type]
+                request.finish()
+
+        reactor.callLater(seconds, finish)  # type: ignore[attr-defined]
+        return NOT_DONE_YET
+
+    return answer
+
+
+def hang(request: server.Request) -> int:
+    """Accept the request and never answer."""
+    return NOT_DONE_YET
+
+
+def reset_mid_body(request: server.Request) -> int:
+    """Promise a long body, send part of it, then drop the connection."""
+    request.setHeader("Content-Length", "100000")
+    request.write(b"User-agent: *\nDisallow: /private\n")
+    request.transport.abortConnection()  # type: ignore[attr-defined]
+    return NOT_DONE_YET
+
+
+class Site(resource.Resource):
+    """One origin: answers by exact path (query included); unknown paths get a 404."""
+
+    isLeaf = True
+
+    def __init__(self, routes: dict[str, Answer] | None = None) -> None:
+        super().__init__()
+        self.routes: dict[str, Answer] = dict(routes or {})
+        self.hits: Counter[str] = Counter()
+        self._port: IListeningPort | None = None
+
+    def render(self, request: server.Request) -> bytes | int:
+        path = request.uri.decode("latin-1")
+        self.hits[path] += 1
+        answer = self.routes.get(path, static(b"not found", 404))
+        return answer(request)
+
+    def add(self, routes: dict[str, Answer]) -> Site:
+        self.routes.update(routes)
+        return self
+
+    def start(self, interface: str = "127.0.0.1") -> Site:
+        factory = server.Site(self)
+        factory.noisy = False
+        self._port = reactor.listenTCP(0, factory, interface=interface)  # type: ignore[attr-defined]
+        return self
+
+    @property
+    def port(self) -> int:
+        assert self._port is not None
+        return int(self._port.getHost().port)
+
+    @property
+    def origin(self) -> str:
+        assert self._port is not None
+        return f"http://{self._port.getHost().host}:{self.port}"
+
+    def url(self, path: str) -> str:
+        return self.origin + path
+
+    def requested(self) -> set[str]:
+        return set(self.hits)
+
+    def stop(self) -> object:
+        assert self._port is not None
+        return self._port.stopListening()
+
+
+def pages(paths: Iterable[str], answer: Callable[[str], Answer]) -> dict[str, Answer]:
+    return {path: answer(path) for path in paths}
