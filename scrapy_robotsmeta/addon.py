@@ -6,7 +6,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as BuiltinRobotsTxtMiddleware
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as Builtin
 from scrapy.settings import BaseSettings
 from scrapy.utils.misc import load_object
 
@@ -20,10 +20,16 @@ logger = logging.getLogger(__name__)
 SPIDER_MIDDLEWARE_PRIORITY = 950
 
 
-def _entry(components: Mapping[Any, Any], cls: type) -> tuple[Any, Any] | None:
-    """The (key, priority) under which *cls* appears, whether keyed by class or import path."""
+def _entry(
+    components: Mapping[Any, Any], cls: type, subclasses: bool = False
+) -> tuple[Any, Any] | None:
+    """The (key, priority) under which *cls* (or, if asked, a subclass) appears, whether keyed
+    by class or by import path."""
     for key, priority in components.items():
-        if key is cls or (isinstance(key, str) and load_object(key) is cls):
+        component = load_object(key) if isinstance(key, str) else key
+        if component is cls or (
+            subclasses and isinstance(component, type) and issubclass(component, cls)
+        ):
             return key, priority
     return None
 
@@ -31,24 +37,27 @@ def _entry(components: Mapping[Any, Any], cls: type) -> tuple[Any, Any] | None:
 class Addon:
     """Replaces Scrapy's RobotsTxtMiddleware at its own priority and adds RobotsMetaMiddleware.
 
-    Entries the user wrote for either middleware win: an explicit priority for ours is kept,
-    and a built-in that the user disabled (``None``) is not brought back under our name.
+    Entries the user wrote for either middleware win: an explicit priority for ours (or a
+    subclass) is kept, and a built-in that the user disabled (``None``) is not brought back
+    under our name. Whatever the case, the built-in is never left active beside ours.
     """
 
     def update_settings(self, settings: BaseSettings) -> None:
         self._replace_robotstxt(settings)
         spider_mws = settings["SPIDER_MIDDLEWARES"]
-        if _entry(spider_mws, RobotsMetaMiddleware) is None:
+        if _entry(spider_mws, RobotsMetaMiddleware, subclasses=True) is None:
             spider_mws.set(RobotsMetaMiddleware, SPIDER_MIDDLEWARE_PRIORITY, priority="addon")
 
     @staticmethod
     def _replace_robotstxt(settings: BaseSettings) -> None:
         custom = settings["DOWNLOADER_MIDDLEWARES"]
-        if _entry(custom, RobotsTxtMiddleware) is not None:
-            return
-        builtin = _entry(custom, BuiltinRobotsTxtMiddleware) or _entry(
-            settings["DOWNLOADER_MIDDLEWARES_BASE"], BuiltinRobotsTxtMiddleware
+        builtin = _entry(custom, Builtin) or _entry(
+            settings["DOWNLOADER_MIDDLEWARES_BASE"], Builtin
         )
+        if _entry(custom, RobotsTxtMiddleware, subclasses=True) is not None:
+            if builtin is not None:
+                custom.set(builtin[0], None, priority="addon")
+            return
         if builtin is None or builtin[1] is None:
             logger.warning(
                 "Scrapy's RobotsTxtMiddleware is not enabled in DOWNLOADER_MIDDLEWARES, so "

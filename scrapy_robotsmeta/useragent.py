@@ -1,4 +1,4 @@
-"""The crawler's product token: the one name robots.txt groups and bot-named metas are matched to."""
+"""The crawler's product token: the name robots.txt groups and bot-named metas are matched to."""
 
 from __future__ import annotations
 

@@ -120,6 +120,3 @@ async def crawl(
     crawler.signals.connect(request_dropped, signals.request_dropped, weak=False)
     await crawler.crawl_async(start_urls=start_urls, **spider_kwargs)
     return result
-
-
-

@@ -8,11 +8,19 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
+from typing import Any
 
-from twisted.internet import reactor
 from twisted.internet.interfaces import IListeningPort
 from twisted.web import resource, server
 from twisted.web.server import NOT_DONE_YET
+
+
+def _reactor() -> Any:
+    # Imported late: installing the asyncio reactor is pytest-twisted's job, at start-up.
+    from twisted.internet import reactor  # noqa: PLC0415
+
+    return reactor
+
 
 # An answer writes the response for one request; it returns the body, or NOT_DONE_YET when it
 # answers later (or never).
@@ -66,7 +74,7 @@ def delayed(seconds: float, then: Answer) -> Answer:
                 request.write(then(request))  # type: ignore[arg-type]
                 request.finish()
 
-        reactor.callLater(seconds, finish)  # type: ignore[attr-defined]
+        _reactor().callLater(seconds, finish)
         return NOT_DONE_YET
 
     return answer
@@ -94,11 +102,14 @@ class Site(resource.Resource):
         super().__init__()
         self.routes: dict[str, Answer] = dict(routes or {})
         self.hits: Counter[str] = Counter()
+        #: Every request path in arrival order, with the reactor time it arrived at.
+        self.log: list[tuple[float, str]] = []
         self._port: IListeningPort | None = None
 
     def render(self, request: server.Request) -> bytes | int:
         path = request.uri.decode("latin-1")
         self.hits[path] += 1
+        self.log.append((_reactor().seconds(), path))
         answer = self.routes.get(path, static(b"not found", 404))
         return answer(request)
 
@@ -109,7 +120,7 @@ class Site(resource.Resource):
     def start(self, interface: str = "127.0.0.1") -> Site:
         factory = server.Site(self)
         factory.noisy = False
-        self._port = reactor.listenTCP(0, factory, interface=interface)  # type: ignore[attr-defined]
+        self._port = _reactor().listenTCP(0, factory, interface=interface)
         return self
 
     @property

@@ -1,0 +1,104 @@
+"""robots.txt as RFC 9309 and Google's specification define it: ``RobotsTxt.parse(body)``."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from scrapy_robotsmeta.robotstxt._encoding import canonical_url_path
+from scrapy_robotsmeta.robotstxt._matcher import Group
+from scrapy_robotsmeta.robotstxt._parser import MAX_BYTES, Rule, parse_file
+from scrapy_robotsmeta.useragent import product_token
+
+__all__ = ["MAX_BYTES", "RobotsTxt", "Rule", "Verdict"]
+
+# Where the path starts: after "scheme://authority", which ends at the first "/", "?" or "#".
+_AUTHORITY = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*")
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Why a URL is allowed or not: the group that applied and the rule that decided."""
+
+    allowed: bool
+    rule: Rule | None
+    agents: tuple[str, ...] | None
+
+
+def _path_of(url: str) -> str:
+    """The URL's path and query in canonical form (RFC 9309 §2.2.2); the fragment is dropped."""
+    authority = _AUTHORITY.match(url)
+    path = url[authority.end() :] if authority else url
+    fragment = path.find("#")
+    if fragment >= 0:
+        path = path[:fragment]
+    if not path.startswith("/"):
+        path = "/" + path
+    return canonical_url_path(path)
+
+
+class RobotsTxt:
+    """The parsed rules of one robots.txt file. Build it with :meth:`parse`."""
+
+    __slots__ = ("_groups", "sitemaps", "truncated")
+
+    def __init__(self, groups: dict[str, Group], sitemaps: list[str], truncated: bool) -> None:
+        self._groups = groups
+        self.sitemaps = sitemaps
+        #: Whether the body was longer than :data:`MAX_BYTES` and its tail ignored.
+        self.truncated = truncated
+
+    @classmethod
+    def parse(cls, body: bytes) -> RobotsTxt:
+        """Parse a robots.txt body. Never raises: unreadable lines are skipped."""
+        parsed = parse_file(body)
+        members: dict[str, list[int]] = {}
+        for index, spec in enumerate(parsed.groups):
+            for agent in spec.agents:
+                members.setdefault(agent, []).append(index)
+        groups: dict[str, Group] = {}
+        shared: dict[tuple[int, ...], Group] = {}
+        for agent, indexes in members.items():
+            key = tuple(dict.fromkeys(indexes))
+            if key not in shared:
+                specs = [parsed.groups[i] for i in key]
+                # RFC 9309 §2.2.1: groups that name the same agent are merged into one.
+                shared[key] = Group(
+                    agents=tuple(dict.fromkeys(a for spec in specs for a in spec.agents)),
+                    rules=[rule for spec in specs for rule in spec.rules],
+                    crawl_delay=next(
+                        (s.crawl_delay for s in specs if s.crawl_delay is not None), None
+                    ),
+                )
+            groups[agent] = shared[key]
+        return cls(groups, parsed.sitemaps, parsed.truncated)
+
+    def _group(self, user_agent: str) -> Group | None:
+        groups = self._groups
+        return groups.get(product_token(user_agent)) or groups.get("*")
+
+    def explain(self, url: str, user_agent: str) -> Verdict:
+        """The verdict for *url*, with the group and the rule that decided it."""
+        group = self._group(user_agent)
+        if group is None:
+            return Verdict(True, None, None)
+        path = _path_of(url)
+        rule = None if path == "/robots.txt" else group.deciding_rule(path)
+        return Verdict(rule is None or rule.allow, rule, group.agents)
+
+    def allowed(self, url: str, user_agent: str) -> bool:
+        """Whether the crawler named by *user_agent* (a product token or a full User-Agent
+        header) may fetch *url*."""
+        group = self._group(user_agent)
+        if group is None:
+            return True
+        path = _path_of(url)
+        if path == "/robots.txt":
+            return True
+        rule = group.deciding_rule(path)
+        return rule is None or rule.allow
+
+    def crawl_delay(self, user_agent: str) -> float | None:
+        """The ``Crawl-delay`` of the group that applies to *user_agent*, in seconds."""
+        group = self._group(user_agent)
+        return group.crawl_delay if group is not None else None

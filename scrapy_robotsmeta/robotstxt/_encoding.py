@@ -1,0 +1,54 @@
+"""One canonical spelling for rule paths and URL paths, so that comparing them is string work.
+
+RFC 9309 §2.2.2: octets outside ASCII are compared percent-encoded (UTF-8), a percent-encoded
+unreserved character is compared as the character itself, and hex digits are case-insensitive.
+RFC 9309 §2.2.3: a literal "*" or "$" in a URL is matched by "%2A" or "%24" in a rule.
+"""
+
+from __future__ import annotations
+
+import re
+
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+# Characters a canonical path keeps as they are: unreserved and reserved (RFC 3986 §2.2-2.3),
+# except "*" and "$", which only rules may use as operators.
+_KEEP = r"A-Za-z0-9\-._~:/?#\[\]@!&'()+,;="
+_CANONICAL_URL_PATH = re.compile(f"[{_KEEP}]*")
+_CANONICAL_RULE_PATH = re.compile(f"[{_KEEP}*]*")
+# Everything that needs rewriting: a %XX escape, a stray "%", or a character outside _KEEP.
+_REWRITE = re.compile(f"%[0-9A-Fa-f]{{2}}|[^{_KEEP}]")
+
+
+def _rewrite(match: re.Match[str]) -> str:
+    text = match.group()
+    if len(text) == 3:
+        decoded = chr(int(text[1:], 16))
+        return decoded if decoded in _UNRESERVED else text.upper()
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate that no byte decoded to (URLs built in code)
+        raw = text.encode("utf-8", "surrogatepass")
+    return "".join(f"%{byte:02X}" for byte in raw)
+
+
+def canonical_url_path(path: str) -> str:
+    """Canonical form of a URL's path and query; text that is not ASCII is encoded as UTF-8."""
+    if _CANONICAL_URL_PATH.fullmatch(path):
+        return path
+    return _REWRITE.sub(_rewrite, path)
+
+
+def canonical_rule_path(path: str) -> str:
+    """Canonical form of a rule path: ``*`` stays a wildcard, a final ``$`` stays an anchor, any
+    other ``$`` is literal.
+
+    robots.txt is decoded with ``surrogateescape``, so bytes that are not UTF-8 come back here
+    as the very bytes the file held and are escaped as such: they still match the same bytes
+    percent-encoded in a URL.
+    """
+    anchored = path.endswith("$")
+    body = path[:-1] if anchored else path
+    if not _CANONICAL_RULE_PATH.fullmatch(body):
+        body = "*".join(_REWRITE.sub(_rewrite, piece) for piece in body.split("*"))
+    return body + "$" if anchored else body

@@ -1,0 +1,41 @@
+"""The scope of one robots.txt: scheme, host and port (RFC 9309 §2.3)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+from urllib.parse import SplitResult, urlsplit
+
+_DEFAULT_PORTS = {"http": 80, "https": 443, "ftp": 21}
+
+
+class Origin(NamedTuple):
+    scheme: str
+    host: str
+    port: int | None
+
+    def __str__(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        if self.port is None or self.port == _DEFAULT_PORTS.get(self.scheme):
+            return f"{self.scheme}://{host}"
+        return f"{self.scheme}://{host}:{self.port}"
+
+    @property
+    def robots_url(self) -> str:
+        return f"{self}/robots.txt"
+
+
+def origin_of(url: str | SplitResult) -> Origin | None:
+    """The origin of *url*: scheme and host lowercased, an IDN host in punycode, the default
+    port made explicit. None for a URL without a host or with an invalid port."""
+    parts = urlsplit(url) if isinstance(url, str) else url
+    host = parts.hostname
+    if not host:
+        return None
+    try:
+        port = parts.port
+        if not host.isascii():
+            host = host.encode("idna").decode("ascii")
+    except (ValueError, UnicodeError):
+        return None
+    scheme = parts.scheme.lower()
+    return Origin(scheme, host, port if port is not None else _DEFAULT_PORTS.get(scheme))

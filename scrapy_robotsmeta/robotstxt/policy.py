@@ -1,0 +1,83 @@
+"""What a robots.txt fetch result means for its origin (RFC 9309 §2.3.1, Google's spec).
+
+| result                               | outcome                                   |
+|--------------------------------------|-------------------------------------------|
+| 2xx                                  | RULES: the body, parsed                    |
+| 3xx                                  | REDIRECT: fetched again, at most 5 hops    |
+| 4xx but 429                          | ALLOW_ALL: the body is never read          |
+| 429, 5xx, other codes, network error | UNAVAILABLE: complete disallow, retry later|
+| a body cut short                     | UNAVAILABLE                                |
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from dataclasses import dataclass
+
+from scrapy_robotsmeta.robotstxt import RobotsTxt
+
+MAX_REDIRECTS = 5
+
+_MAX_AGE = re.compile(rb"(?:^|[,\s])max-age\s*=\s*\"?(\d+)", re.IGNORECASE)
+
+
+class Kind(enum.Enum):
+    RULES = "rules"
+    ALLOW_ALL = "allow_all"
+    UNAVAILABLE = "unavailable"
+    REDIRECT = "redirect"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    kind: Kind
+    reason: str
+    rules: RobotsTxt | None = None
+    max_age: float | None = None
+    location: str | None = None
+
+
+ALLOW_ALL_RULES = RobotsTxt.parse(b"")
+
+
+def max_age(cache_control: bytes | None) -> float | None:
+    """The ``max-age`` of a Cache-Control header, in seconds (RFC 9111 §5.2.2.1)."""
+    if not cache_control:
+        return None
+    match = _MAX_AGE.search(cache_control)
+    return float(match.group(1)) if match else None
+
+
+def allow_all(reason: str) -> Outcome:
+    return Outcome(Kind.ALLOW_ALL, reason, ALLOW_ALL_RULES)
+
+
+def unavailable(reason: str) -> Outcome:
+    return Outcome(Kind.UNAVAILABLE, reason)
+
+
+def from_response(
+    status: int,
+    body: bytes,
+    *,
+    location: bytes | None = None,
+    cache_control: bytes | None = None,
+    truncated: bool = False,
+) -> Outcome:
+    reason = f"HTTP {status}"
+    if truncated:
+        return unavailable(f"{reason} with a truncated body")
+    if 200 <= status < 300:
+        return Outcome(Kind.RULES, reason, RobotsTxt.parse(body), max_age(cache_control))
+    if 300 <= status < 400:
+        if not location:
+            return allow_all(f"{reason} without a Location header")
+        return Outcome(Kind.REDIRECT, reason, location=location.decode("latin-1"))
+    if 400 <= status < 500 and status != 429:
+        return allow_all(reason)
+    return unavailable(reason)
+
+
+def from_exception(exc: BaseException) -> Outcome:
+    return unavailable(f"{type(exc).__name__}: {exc}".rstrip(": "))
