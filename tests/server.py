@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from twisted.internet.defer import Deferred
 from twisted.internet.interfaces import IListeningPort
 from twisted.web import resource, server
 from twisted.web.server import NOT_DONE_YET
@@ -139,9 +140,9 @@ class Site(resource.Resource):
     def requested(self) -> set[str]:
         return set(self.hits)
 
-    def stop(self) -> object:
+    def stop(self) -> Deferred[None]:
         assert self._port is not None
-        return self._port.stopListening()
+        return self._port.stopListening()  # type: ignore[no-any-return]
 
 
 def pages(paths: Iterable[str], answer: Callable[[str], Answer]) -> dict[str, Answer]:
