@@ -11,7 +11,6 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from twisted.internet.defer import Deferred
-from twisted.internet.interfaces import IListeningPort
 from twisted.web import resource, server
 from twisted.web.server import NOT_DONE_YET
 
@@ -71,8 +70,9 @@ def sequence(*answers: Answer) -> Answer:
 def delayed(seconds: float, then: Answer) -> Answer:
     def answer(request: server.Request) -> int:
         def finish() -> None:
-            if not request.finished and not request._disconnected:
-                request.write(then(request))  # type: ignore[arg-type]
+            body = then(request)
+            if not request.finished and not request._disconnected and isinstance(body, bytes):
+                request.write(body)
                 request.finish()
 
         _reactor().callLater(seconds, finish)
@@ -90,7 +90,8 @@ def reset_mid_body(request: server.Request) -> int:
     """Promise a long body, send part of it, then drop the connection."""
     request.setHeader("Content-Length", "100000")
     request.write(b"User-agent: *\nDisallow: /private\n")
-    request.transport.abortConnection()  # type: ignore[attr-defined]
+    transport: Any = request.transport
+    transport.abortConnection()
     return NOT_DONE_YET
 
 
@@ -105,7 +106,7 @@ class Site(resource.Resource):
         self.hits: Counter[str] = Counter()
         #: Every request path in arrival order, with the reactor time it arrived at.
         self.log: list[tuple[float, str]] = []
-        self._port: IListeningPort | None = None
+        self._port: Any = None  # an IListeningPort, which mypy cannot read
 
     def render(self, request: server.Request) -> bytes | int:
         path = request.uri.decode("latin-1")
@@ -142,7 +143,8 @@ class Site(resource.Resource):
 
     def stop(self) -> Deferred[None]:
         assert self._port is not None
-        return self._port.stopListening()  # type: ignore[no-any-return]
+        stopped: Deferred[None] = self._port.stopListening()
+        return stopped
 
 
 def pages(paths: Iterable[str], answer: Callable[[str], Answer]) -> dict[str, Answer]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -117,7 +118,7 @@ async def test_builtin_is_replaced_not_doubled(site: Site) -> None:
 def chain(site: Site, hops: int, final: str = "/final.txt") -> None:
     """/robots.txt redirects *hops* times before reaching *final*."""
     steps = ["/robots.txt"] + [f"/hop{i}" for i in range(1, hops)] + [final]
-    site.add({here: redirect(site.url(there)) for here, there in zip(steps, steps[1:])})
+    site.add({here: redirect(site.url(there)) for here, there in itertools.pairwise(steps)})
     site.add({final: static(RULES)})
 
 

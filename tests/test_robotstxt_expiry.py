@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import pytest
@@ -28,9 +27,9 @@ class FakeClockMiddleware(RobotsTxtMiddleware):
 
 
 @pytest.fixture
-def clock() -> Iterator[Clock]:
+def clock() -> Clock:
     FakeClockMiddleware.clock_for_tests = Clock()
-    yield FakeClockMiddleware.clock_for_tests
+    return FakeClockMiddleware.clock_for_tests
 
 
 SETTINGS = {"DOWNLOADER_MIDDLEWARES": {FakeClockMiddleware: 100}}
