@@ -171,8 +171,9 @@ class RobotsTxtMiddleware:
         task.addBoth(lambda _: self._tasks.discard(task))
 
     async def _fetch_and_apply(self, state: OriginState) -> None:
+        state.trail = []
         try:
-            outcome = await self._download(state.origin)
+            outcome = await self._download(state.origin, state.trail)
         except Exception as exc:  # a fault here must not leave the origin waiting forever
             logger.exception("Error while fetching robots.txt of %s", state.origin)
             outcome = policy.from_exception(exc)
@@ -194,7 +195,8 @@ class RobotsTxtMiddleware:
             },
         )
 
-    async def _download(self, origin: Origin) -> Outcome:
+    async def _download(self, origin: Origin, trail: list[str]) -> Outcome:
+        """Fetch robots.txt of *origin*, following redirects; *trail* records each hop."""
         url = origin.robots_url
         seen = {url}
         for _ in range(policy.MAX_REDIRECTS + 1):
@@ -203,12 +205,15 @@ class RobotsTxtMiddleware:
             try:
                 response = await self.crawler.engine.download_async(request)
             except IgnoreRequest as exc:
+                trail.append(f"{url} ignored")
                 # Another middleware refused the fetch: not the site's answer. Like Scrapy's
                 # built-in, treat robots.txt as missing.
                 return policy.allow_all(f"robots.txt request ignored: {exc}")
             except Exception as exc:
+                trail.append(f"{url} failed")
                 self.stats.inc_value(f"robotstxt/exception_count/{type(exc)}")
                 return policy.from_exception(exc)
+            trail.append(f"{url} {response.status}")
             outcome = self._outcome(response)
             if outcome.kind is not Kind.REDIRECT:
                 if outcome.kind is Kind.RULES:
@@ -324,6 +329,11 @@ class RobotsTxtMiddleware:
             return
         for request in parked:
             self.crawler.engine.crawl(request)
+
+    def state_of(self, url: str) -> OriginState | None:
+        """What is known of the robots.txt that applies to *url* (for `scrapy robots`)."""
+        origin = origin_of(url)
+        return self.cache.peek(origin) if origin is not None else None
 
     # -- crawl lifecycle -------------------------------------------------------------------
 

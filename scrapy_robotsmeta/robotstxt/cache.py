@@ -37,6 +37,8 @@ class OriginState:
     rules: RobotsTxt | None = None
     #: How the current rules (or the give-up) came about, for logs and `scrapy robots`.
     reason: str = ""
+    #: Each hop of the last fetch: "URL STATUS", "URL failed" or "URL ignored".
+    trail: list[str] = field(default_factory=list)
     expires_at: float = 0.0
     given_up: bool = False
     fetching: bool = False
@@ -92,6 +94,9 @@ class OriginCache:
 
     def __iter__(self) -> Iterator[OriginState]:
         return iter(list(self._states.values()))
+
+    def peek(self, origin: Origin) -> OriginState | None:
+        return self._states.get(origin)
 
     def get(self, origin: Origin) -> OriginState:
         """The state of *origin*, created when unknown, and marked as the most recently used."""
