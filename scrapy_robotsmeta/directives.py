@@ -1,0 +1,373 @@
+"""Page-level robots rules: the value grammar of meta robots / X-Robots-Tag and their merge.
+
+References: Google's "Robots meta tag, data-nosnippet and X-Robots-Tag specifications" and
+MDN's X-Robots-Tag page. Pure functions over strings; the response is read elsewhere.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import Any, Literal, NamedTuple
+
+ImagePreview = Literal["none", "standard", "large"]
+
+# Most restrictive first: the merge keeps the lowest rank.
+_IMAGE_PREVIEW_RANK: dict[str, int] = {"none": 0, "standard": 1, "large": 2}
+
+_VALUED_RULES = frozenset(
+    {"max-snippet", "max-image-preview", "max-video-preview", "unavailable_after"}
+)
+_FLAG_RULES = frozenset(
+    {
+        "all",
+        "index",
+        "follow",
+        "none",
+        "noindex",
+        "nofollow",
+        "noarchive",
+        "nocache",
+        "nosnippet",
+        "notranslate",
+        "noimageindex",
+        "indexifembedded",
+    }
+)
+_KNOWN_RULES = _VALUED_RULES | _FLAG_RULES
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_BOT_NAME = re.compile(r"[^\s:]+")
+
+
+def ascii_lower(text: str) -> str:
+    """Lowercase A-Z only: names compare ASCII case-insensitively ("\u212a" is not "k")."""
+    return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
+
+
+@dataclass(frozen=True, slots=True)
+class Directives:
+    """The effective page-level rules for one crawler; the defaults are "no restriction"."""
+
+    index: bool = True
+    follow: bool = True
+    archive: bool = True
+    snippet: bool = True
+    max_snippet: int | None = None
+    max_image_preview: ImagePreview = "large"
+    max_video_preview: int | None = None
+    translate: bool = True
+    imageindex: bool = True
+    indexifembedded: bool = False
+    unavailable_after: datetime | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The item field value: JSON-ready, ``unavailable_after`` as an ISO 8601 UTC string."""
+        return {
+            "index": self.index,
+            "follow": self.follow,
+            "archive": self.archive,
+            "snippet": self.snippet,
+            "max_snippet": self.max_snippet,
+            "max_image_preview": self.max_image_preview,
+            "max_video_preview": self.max_video_preview,
+            "translate": self.translate,
+            "imageindex": self.imageindex,
+            "indexifembedded": self.indexifembedded,
+            "unavailable_after": (
+                self.unavailable_after.isoformat() if self.unavailable_after else None
+            ),
+        }
+
+
+NO_RULES = Directives()
+
+
+class Reading(NamedTuple):
+    """The merged rules, and why each rule that was left out was left out (for the log)."""
+
+    directives: Directives
+    ignored: tuple[str, ...]
+
+
+def read_rules(header_values: Iterable[str], meta_contents: Iterable[str], token: str) -> Reading:
+    """Merge every X-Robots-Tag value and every meta content that applies to *token*.
+
+    *meta_contents* are the contents of the metas already chosen by name (``robots`` or the
+    token): a meta's scope is its ``name`` attribute. *token* is the lowercased product token.
+    """
+    merge = _Merge()
+    for value in header_values:
+        for scope, rule in _items(value, scoped=True):
+            if scope is None or scope == token:
+                merge.add(rule)
+    for content in meta_contents:
+        for scope, rule in _items(content, scoped=False):
+            if scope is None:
+                merge.add(rule)
+            else:
+                merge.ignored.append(
+                    f"{scope}: {rule}: a bot prefix has no meaning in a meta content"
+                )
+    return Reading(merge.result(), tuple(merge.ignored))
+
+
+def _items(value: str, *, scoped: bool) -> Iterator[tuple[str | None, str]]:
+    """Split one value into (bot scope or None, rule text) pairs.
+
+    With *scoped* (a header value), ``TOKEN: rule`` switches the scope of that rule and of the
+    following items to bot TOKEN. Without it (a meta content), the pair is still recognised, so
+    that it is reported rather than read as an unknown rule. ``unavailable_after`` dates keep the
+    commas they contain.
+    """
+    pieces = value.split(",")
+    scope: str | None = None
+    position = 0
+    while position < len(pieces):
+        item = pieces[position].strip()
+        position += 1
+        prefix = _bot_prefix(item)
+        if prefix is not None:
+            item = item.split(":", 1)[1].strip()
+            if scoped:
+                scope = prefix
+        if _rule_name(item) == "unavailable_after":
+            while position < len(pieces) and _continues_date(pieces[position]):
+                item += "," + pieces[position]
+                position += 1
+        if scoped:
+            if item:
+                yield scope, item
+        elif item or prefix is not None:
+            yield prefix, item
+
+
+def _rule_name(item: str) -> str:
+    return ascii_lower(item.split(":", 1)[0].strip())
+
+
+def _bot_prefix(item: str) -> str | None:
+    """The lowercased bot name of an item ``TOKEN: …`` whose TOKEN is not a valued rule."""
+    head, colon, _ = item.partition(":")
+    head = head.strip()
+    if not colon or not _BOT_NAME.fullmatch(head):
+        return None
+    name = ascii_lower(head)
+    return None if name in _VALUED_RULES else name
+
+
+def _continues_date(piece: str) -> bool:
+    piece = piece.strip()
+    return bool(piece) and _rule_name(piece) not in _KNOWN_RULES and _bot_prefix(piece) is None
+
+
+class _Merge:
+    """Folds rules into one Directives; each field only ever moves towards "more restrictive"."""
+
+    def __init__(self) -> None:
+        self.index = self.follow = self.archive = self.snippet = True
+        self.translate = self.imageindex = True
+        self.indexifembedded = False
+        self.max_snippet: int | None = None
+        self.max_image_preview: ImagePreview = "large"
+        self.max_video_preview: int | None = None
+        self.unavailable_after: datetime | None = None
+        self.ignored: list[str] = []
+
+    def add(self, rule: str) -> None:
+        name, _, raw = rule.partition(":")
+        name = ascii_lower(name.strip())
+        value = raw.strip()
+        if name in _FLAG_RULES:
+            self._flag(name)
+        elif name not in _VALUED_RULES:
+            self.ignored.append(f"{rule}: unknown rule")
+        elif not value:
+            self.ignored.append(f"{rule}: missing value")
+        elif name == "max-snippet":
+            self.max_snippet = self._limit(rule, value, self.max_snippet)
+        elif name == "max-video-preview":
+            self.max_video_preview = self._limit(rule, value, self.max_video_preview)
+        elif name == "max-image-preview":
+            self._image_preview(rule, value)
+        else:
+            self._unavailable_after(rule, value)
+
+    def _flag(self, name: str) -> None:
+        match name:
+            case "noindex":
+                self.index = False
+            case "nofollow":
+                self.follow = False
+            case "none":
+                self.index = self.follow = False
+            case "noarchive" | "nocache":
+                self.archive = False
+            case "nosnippet":
+                self.snippet = False
+            case "notranslate":
+                self.translate = False
+            case "noimageindex":
+                self.imageindex = False
+            case "indexifembedded":
+                self.indexifembedded = True
+            # "all", "index" and "follow" are the defaults: they never lift a restriction.
+
+    def _limit(self, rule: str, value: str, current: int | None) -> int | None:
+        if not _INTEGER.fullmatch(value):
+            self.ignored.append(f"{rule}: not an integer")
+            return current
+        try:
+            number = int(value)
+        except ValueError:  # more digits than the interpreter converts
+            self.ignored.append(f"{rule}: integer too long")
+            return current
+        if number < 0:  # a negative limit is "no limit"
+            return current
+        return number if current is None else min(current, number)
+
+    def _image_preview(self, rule: str, value: str) -> None:
+        setting = ascii_lower(value)
+        if setting == "none":
+            self.max_image_preview = "none"
+        elif setting == "standard":
+            if self.max_image_preview == "large":
+                self.max_image_preview = "standard"
+        elif setting != "large":
+            self.ignored.append(f"{rule}: expected none, standard or large")
+
+    def _unavailable_after(self, rule: str, value: str) -> None:
+        moment = parse_date(value)
+        if moment is None:
+            self.ignored.append(f"{rule}: not a valid date")
+        elif self.unavailable_after is None or moment < self.unavailable_after:
+            self.unavailable_after = moment
+
+    def result(self) -> Directives:
+        # nosnippet and max-snippet:0 say the same thing: keep both fields in step.
+        snippet = self.snippet and self.max_snippet != 0
+        return Directives(
+            index=self.index,
+            follow=self.follow,
+            archive=self.archive,
+            snippet=snippet,
+            max_snippet=self.max_snippet if snippet else 0,
+            max_image_preview=self.max_image_preview,
+            max_video_preview=self.max_video_preview,
+            translate=self.translate,
+            imageindex=self.imageindex,
+            indexifembedded=self.indexifembedded,
+            unavailable_after=self.unavailable_after,
+        )
+
+
+_MONTHS = {
+    name: number
+    for number, name in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"),
+        start=1,
+    )
+}
+# RFC 822 §5.1 zones; single military letters other than Z are unreliable (RFC 1123 §5.2.14)
+# and are refused. UTC is not in RFC 822 but is what people write.
+_ZONES = {
+    "ut": 0,
+    "utc": 0,
+    "gmt": 0,
+    "z": 0,
+    "edt": -4,
+    "est": -5,
+    "cdt": -5,
+    "cst": -6,
+    "mdt": -6,
+    "mst": -7,
+    "pdt": -7,
+    "pst": -8,
+}
+_WEEKDAY = (
+    r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+    r"|mon|tue|wed|thu|fri|sat|sun)"
+)
+_TIME = r"(?P<hour>[0-9]{1,2}):(?P<minute>[0-9]{2})(?::(?P<second>[0-9]{2}))?"
+# RFC 822/1123 "[Wed,] 03 Dec 2025 13:09:53 GMT" and RFC 850 "Wednesday, 03-Dec-25 13:09:53 GMT",
+# each with the time and the zone optional.
+_RFC_DATE = re.compile(
+    rf"(?:{_WEEKDAY}\s*,\s*)?(?P<day>[0-9]{{1,2}})(?P<sep>[\s-])\s*(?P<month>[a-z]{{3}})"
+    rf"(?P=sep)\s*(?P<year>[0-9]{{4}}|[0-9]{{2}})(?:\s+{_TIME})?"
+    r"(?:\s*(?P<zone>[a-z]+|[+-][0-9]{4}))?"
+)
+# ISO 8601 calendar dates, extended or basic format, with an optional time and zone.
+_ISO_DATE = re.compile(
+    r"(?P<year>[0-9]{4})(?P<sep>-?)(?P<month>[0-9]{2})(?P=sep)(?P<day>[0-9]{2})"
+    r"(?:[t ](?P<hour>[0-9]{2})(?P<tsep>:?)(?P<minute>[0-9]{2})"
+    r"(?:(?P=tsep)(?P<second>[0-9]{2})(?:[.,][0-9]+)?)?"
+    r"(?P<zone>z|[+-][0-9]{2}(?::?[0-9]{2})?)?)?"
+)
+
+
+def parse_date(text: str) -> datetime | None:
+    """An RFC 822/1123, RFC 850 or ISO 8601 date-time as aware UTC, or None when it is not one.
+
+    No zone means UTC, no time means midnight; fractions of a second are dropped. Impossible
+    dates (31 Feb, 25:00) are None.
+    """
+    text = ascii_lower(text.strip())
+    try:
+        if match := _ISO_DATE.fullmatch(text):
+            return _moment(match, int(match["month"]), int(match["year"]), _iso_offset(match))
+        if (match := _RFC_DATE.fullmatch(text)) and match["month"] in _MONTHS:
+            offset = _rfc_offset(match["zone"])
+            if offset is None:
+                return None
+            return _moment(match, _MONTHS[match["month"]], _rfc_year(match["year"]), offset)
+    except (ValueError, OverflowError):  # out-of-range fields or a year past 1..9999 in UTC
+        return None
+    return None
+
+
+def _moment(match: re.Match[str], month: int, year: int, offset: timedelta) -> datetime:
+    local = datetime(
+        year,
+        month,
+        int(match["day"]),
+        int(match["hour"] or 0),
+        int(match["minute"] or 0),
+        int(match["second"] or 0),
+        tzinfo=timezone(offset),
+    )
+    return local.astimezone(timezone.utc)
+
+
+def _rfc_year(digits: str) -> int:
+    # RFC 5322 §4.3: two-digit years 00-49 are 2000-2049, 50-99 are 1950-1999.
+    year = int(digits)
+    if len(digits) == 2:
+        year += 2000 if year < 50 else 1900
+    return year
+
+
+def _rfc_offset(zone: str | None) -> timedelta | None:
+    if zone is None:
+        return timedelta(0)
+    if zone[0] in "+-":
+        return _signed_offset(zone[0], zone[1:3], zone[3:5])
+    hours = _ZONES.get(zone)
+    return None if hours is None else timedelta(hours=hours)
+
+
+def _iso_offset(match: re.Match[str]) -> timedelta:
+    zone = match["zone"]
+    if zone is None or zone == "z":
+        return timedelta(0)
+    digits = zone[1:].replace(":", "")
+    return _signed_offset(zone[0], digits[:2], digits[2:] or "0")
+
+
+def _signed_offset(sign: str, hours: str, minutes: str) -> timedelta:
+    if int(minutes) > 59:
+        raise ValueError("zone minutes out of range")
+    offset = timedelta(hours=int(hours), minutes=int(minutes))
+    return -offset if sign == "-" else offset
