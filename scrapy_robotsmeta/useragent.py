@@ -10,15 +10,17 @@ from scrapy.settings import BaseSettings
 
 # RFC 9309 §2.2.1: a product token is made of letters, "_" and "-" only.
 _TOKEN = re.compile(r"[A-Za-z_-]*")
-_COMPATIBLE = re.compile(r"\(\s*compatible\s*;\s*([^;/)\s]+)", re.IGNORECASE)
+# "compatible; Name/x.y" may open the comment or follow other items in it, as in
+# "(KHTML, like Gecko; compatible; bingbot/2.0; …)".
+_COMPATIBLE = re.compile(r"[(;]\s*compatible\s*;\s*([^;/)\s]+)", re.IGNORECASE)
 
 
 @lru_cache(maxsize=256)
 def product_token(user_agent: str) -> str:
     """Reduce a bare token or a full User-Agent header to its product token, lowercased.
 
-    ``Mozilla/5.0 (compatible; MyCrawler/1.0; +https://example.com)`` names its crawler inside
-    ``(compatible; …)``; any other header names it as its first product, before ``/``.
+    ``Mozilla/5.0 (compatible; MyCrawler/1.0; +https://example.com)`` names its crawler after
+    ``compatible;`` in a comment; any other header names it as its first product, before ``/``.
     The name is then cut to its leading run of ``[A-Za-z_-]``, the same cut that is applied
     to the ``User-agent`` lines of robots.txt, so that both sides compare the same way.
     """

@@ -1153,6 +1153,11 @@ def test_product_token_first_product(header: str, token: str) -> None:
         ("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)", "googlebot"),
         ("Mozilla/5.0 (compatible;MyBot/1.0)", "mybot"),
         ("Mozilla/5.0 (compatible; MyBot; +https://example.com/bot)", "mybot"),
+        (
+            "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; bingbot/2.0; "
+            "+http://www.bing.com/bingbot.htm) Chrome/116.0.1938.76 Safari/537.36",
+            "bingbot",
+        ),
     ],
 )
 def test_product_token_compatible_name(header: str, token: str) -> None:
