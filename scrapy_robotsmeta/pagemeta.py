@@ -1,0 +1,130 @@
+"""What a response says to robots: its X-Robots-Tag headers, its robots metas, its nofollow links.
+
+HTML is read as the HTML parser behind ``response.selector`` (lxml with libxml2's HTML5
+tokenizer) sees it: comments, script, style, textarea and title text hold no elements. The one
+context that parser gets wrong is ``<template>``, whose content it keeps in the tree although
+it is no part of the document, so elements under a template are skipped here. ``<noscript>``
+content counts: a crawler that runs no script sees it as elements.
+
+Every HTML page is parsed at most once: the selector the callback built is reused, and one
+built here is left cached on the response for the callback and the link extractors.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, TypeGuard
+from urllib.parse import urljoin
+
+from scrapy.http import HtmlResponse, Response, TextResponse
+from scrapy.utils.response import get_base_url
+from w3lib.url import canonicalize_url
+
+from scrapy_robotsmeta.directives import ascii_lower
+
+_HTML_MEDIA_TYPES = (b"text/html", b"application/xhtml+xml")
+# HTML's "ASCII whitespace": what attribute values are trimmed and token lists split on.
+_HTML_SPACE = " \t\n\f\r"
+_HTML_SPACES = re.compile(r"[ \t\n\f\r]+")
+# An attribute value can spell a name through character references: numeric ones for any
+# character, and for "_" also &lowbar; and &UnderBar; (no named reference decodes to an ASCII
+# letter or to "-", which is all a name of a robot or a rule is made of).
+_CHARACTER_REFERENCE = re.compile(r"&(?:#|lowbar;|underbar;)")
+
+
+def header_values(response: Response) -> list[str]:
+    """Every X-Robots-Tag header value, whatever the type of the response."""
+    return [value.decode("latin-1") for value in response.headers.getlist(b"X-Robots-Tag")]
+
+
+def is_html(response: Response) -> TypeGuard[TextResponse]:
+    """Whether the body is HTML by its Content-Type, or by Scrapy's guess when it has none."""
+    if not isinstance(response, TextResponse):
+        return False
+    content_type = response.headers.get(b"Content-Type")
+    if content_type is None:
+        return isinstance(response, HtmlResponse)
+    return content_type.split(b";", 1)[0].strip().lower() in _HTML_MEDIA_TYPES
+
+
+def meta_contents(response: Response, token: str) -> list[str]:
+    """The ``content`` of every ``<meta name="robots">`` and ``<meta name="TOKEN">``, in order."""
+    if not is_html(response):
+        return []
+    names = ("robots", token) if token else ("robots",)
+    if not _parsed(response) and not _may_hold_meta(response.text, names):
+        return []
+    contents = []
+    for meta in _root(response).iter("meta"):
+        name = meta.get("name")
+        content = meta.get("content")
+        if (
+            name is not None
+            and content is not None
+            and ascii_lower(name.strip(_HTML_SPACE)) in names
+            and not _in_template(meta)
+        ):
+            contents.append(content)
+    return contents
+
+
+def rel_nofollow_urls(response: Response) -> frozenset[str]:
+    """Canonical URLs of the ``<a>``/``<area>`` links with rel ``nofollow``, minus those that
+    another link of the page without that token points to as well."""
+    if not is_html(response):
+        return frozenset()
+    if not _parsed(response) and not _may_spell(response.text.lower(), ("nofollow",), 0):
+        return frozenset()
+    base_url = get_base_url(response)
+    nofollow: set[str] = set()
+    followed: set[str] = set()
+    for link in _root(response).iter("a", "area"):
+        href = link.get("href")
+        if href is None or _in_template(link):
+            continue
+        try:
+            url = canonical_url(urljoin(base_url, href.strip(_HTML_SPACE)), response.encoding)
+        except ValueError:  # not a URL (e.g. "http://[::1"); no request can be made from it
+            continue
+        rel = _HTML_SPACES.split(ascii_lower(link.get("rel", "")))
+        (nofollow if "nofollow" in rel else followed).add(url)
+    return frozenset(nofollow - followed)
+
+
+def canonical_url(url: str, encoding: str = "utf-8") -> str:
+    """The form under which a link and a request compare equal: Scrapy's canonical URL, as for
+    request fingerprints (query sorted, escapes normalised, fragment dropped)."""
+    return canonicalize_url(url, encoding=encoding)
+
+
+def _parsed(response: TextResponse) -> bool:
+    # Scrapy caches the selector in this slot; reading it tells whether parsing is free.
+    return getattr(response, "_cached_selector", None) is not None
+
+
+def _root(response: TextResponse) -> Any:
+    """The lxml root of ``response.selector``, building (and so caching) it when needed."""
+    return response.selector.root
+
+
+def _may_hold_meta(text: str, names: tuple[str, ...]) -> bool:
+    """False only when no meta element of the body can be named one of *names*.
+
+    A meta element starts with a literal ``<meta`` (a tag name cannot be escaped), so its name
+    attribute comes after the first one.
+    """
+    lowered = text.lower()
+    start = lowered.find("<meta")
+    return start >= 0 and _may_spell(lowered, names, start)
+
+
+def _may_spell(lowered: str, words: tuple[str, ...], start: int) -> bool:
+    """Whether an attribute value in ``lowered[start:]`` may decode to one of *words*."""
+    return (
+        any(lowered.find(word, start) >= 0 for word in words)
+        or _CHARACTER_REFERENCE.search(lowered, start) is not None
+    )
+
+
+def _in_template(element: Any) -> bool:
+    return next(element.iterancestors("template"), None) is not None
