@@ -4,7 +4,7 @@ from scrapy_robotsmeta.addon import Addon
 from scrapy_robotsmeta.directives import Directives
 from scrapy_robotsmeta.downloadermiddleware import RobotsTxtMiddleware
 from scrapy_robotsmeta.robotstxt import RobotsTxt, Rule, Verdict
-from scrapy_robotsmeta.spidermiddleware import RobotsMetaMiddleware
+from scrapy_robotsmeta.spidermiddleware import RobotsMetaMiddleware, directives_for
 
 __all__ = [
     "Addon",
@@ -14,4 +14,5 @@ __all__ = [
     "RobotsTxtMiddleware",
     "Rule",
     "Verdict",
+    "directives_for",
 ]

@@ -52,6 +52,18 @@ def links_page(*hrefs: str, head: str = "", headers: dict[str, str] | None = Non
     return html(f"<html><head>{head}</head><body>{anchors}</body></html>", headers=headers)
 
 
+def with_headers(answer: Answer, *headers: tuple[str, str]) -> Answer:
+    """*answer* plus these headers, a name repeated as often as given (one header line each)."""
+
+    def wrapped(request: server.Request) -> bytes | int:
+        body = answer(request)
+        for name, value in headers:
+            request.responseHeaders.addRawHeader(name, value)
+        return body
+
+    return wrapped
+
+
 def redirect(location: str, status: int = 301) -> Answer:
     return static(b"", status, {"Location": location})
 

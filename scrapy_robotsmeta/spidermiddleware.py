@@ -1,0 +1,170 @@
+"""Obey page-level robots rules in what a callback yields, and tag its items with them."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from weakref import WeakKeyDictionary
+
+from itemadapter import ItemAdapter
+from scrapy import Request, Spider
+from scrapy.exceptions import NotConfigured
+from scrapy.http import Response
+from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
+
+from scrapy_robotsmeta.directives import NO_RULES, Directives, read_rules
+from scrapy_robotsmeta.pagemeta import (
+    canonical_url,
+    header_values,
+    meta_contents,
+    rel_nofollow_urls,
+)
+from scrapy_robotsmeta.useragent import CrawlerToken
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
+
+logger = logging.getLogger(__name__)
+
+DONT_OBEY_META_KEY = "dont_obey_robotsmeta"
+
+
+@dataclass(slots=True)
+class _Page:
+    """What is known of one response; it holds no reference to the response, its weak key."""
+
+    owner: RobotsMetaMiddleware
+    directives: Directives | None = None
+    nofollow_urls: frozenset[str] | None = None
+
+
+# Keyed by response, as Scrapy's own per-response caches are: an entry lives as long as its
+# response, and the callback reaches it through directives_for() without a crawler at hand.
+_PAGES: WeakKeyDictionary[Response, _Page] = WeakKeyDictionary()
+
+
+def directives_for(response: Response) -> Directives | None:
+    """The effective directives of the response a callback is handling.
+
+    They are read on the first call (or on the callback's first output) and never again; a
+    selector the callback built before is reused. None when RobotsMetaMiddleware did not see the
+    response: it is disabled, or the response did not come through a callback's input.
+    """
+    page = _PAGES.get(response)
+    return None if page is None else page.owner.directives(response)
+
+
+class RobotsMetaMiddleware(BaseSpiderMiddleware):
+    """Drops what a ``nofollow`` page yields, tags its items, and optionally more (see README)."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        super().__init__(crawler)
+        settings = crawler.settings
+        if not settings.getbool("ROBOTSMETA_ENABLED", True):
+            raise NotConfigured
+        assert crawler.stats is not None
+        self._stats: StatsCollector = crawler.stats
+        self._item_field: str = settings.get("ROBOTSMETA_ITEM_FIELD", "robots") or ""
+        self._obey_nofollow = settings.getbool("ROBOTSMETA_OBEY_NOFOLLOW", True)
+        self._obey_rel_nofollow = settings.getbool("ROBOTSMETA_OBEY_REL_NOFOLLOW", False)
+        self._drop_noindex = settings.getbool("ROBOTSMETA_DROP_NOINDEX", False)
+        self._token = CrawlerToken.from_settings(settings)
+        self._warned_item_classes: set[type] = set()
+
+    def process_spider_input(self, response: Response, spider: Spider | None = None) -> None:
+        # Only registers the response: reading waits until someone needs the directives, by
+        # which time the callback may have built the selector that reading can reuse.
+        self._page(response)
+
+    def directives(self, response: Response) -> Directives:
+        page = self._page(response)
+        if page.directives is None:
+            page.directives = self._read(response)
+        return page.directives
+
+    def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
+        if response is None or request.meta.get(DONT_OBEY_META_KEY):
+            return request
+        if self._obey_nofollow and not self.directives(response).follow:
+            self._drop_request(request, response, "nofollow", "the page says nofollow")
+            return None
+        if self._obey_rel_nofollow:
+            nofollow_urls = self._nofollow_urls(response)
+            if nofollow_urls and canonical_url(request.url) in nofollow_urls:
+                self._drop_request(
+                    request, response, "rel_nofollow", 'its links to it all have rel="nofollow"'
+                )
+                return None
+        return request
+
+    def get_processed_item(self, item: Any, response: Response | None) -> Any:
+        if response is None or not (self._item_field or self._drop_noindex):
+            return item
+        directives = self.directives(response)
+        if self._drop_noindex and not directives.index:
+            self._stats.inc_value("robotsmeta/item_dropped/noindex")
+            logger.debug("Dropped an item of %s: the page says noindex", response)
+            return None
+        if self._item_field:
+            self._tag(item, directives)
+        return item
+
+    def _page(self, response: Response) -> _Page:
+        page = _PAGES.get(response)
+        if page is None:
+            page = _PAGES[response] = _Page(self)
+        return page
+
+    def _read(self, response: Response) -> Directives:
+        try:
+            token = self._token.for_request(response.request)
+            reading = read_rules(header_values(response), meta_contents(response, token), token)
+        except Exception:  # a page must never break the crawl; the traceback is for a bug report
+            self._stats.inc_value("robotsmeta/read_error")
+            logger.exception(
+                "Could not read the robots rules of %s; it counts as unrestricted", response
+            )
+            return NO_RULES
+        for reason in reading.ignored:
+            self._stats.inc_value("robotsmeta/rule_ignored")
+            logger.debug("Ignored a robots rule of %s: %s", response, reason)
+        return reading.directives
+
+    def _nofollow_urls(self, response: Response) -> frozenset[str]:
+        page = self._page(response)
+        if page.nofollow_urls is None:
+            try:
+                page.nofollow_urls = rel_nofollow_urls(response)
+            except Exception:  # as in _read: follow every link rather than break the crawl
+                self._stats.inc_value("robotsmeta/read_error")
+                logger.exception(
+                    "Could not read the links of %s; none counts as nofollow", response
+                )
+                page.nofollow_urls = frozenset()
+        return page.nofollow_urls
+
+    def _drop_request(self, request: Request, response: Response, reason: str, why: str) -> None:
+        self._stats.inc_value(f"robotsmeta/request_dropped/{reason}")
+        logger.debug("Dropped %s from %s: %s", request, response, why)
+
+    def _tag(self, item: Any, directives: Directives) -> None:
+        if ItemAdapter.is_item(item):
+            try:
+                ItemAdapter(item)[self._item_field] = directives.to_dict()
+                return
+            except KeyError:  # an item class that does not declare the field
+                pass
+        self._stats.inc_value("robotsmeta/item_untagged")
+        item_class = type(item)
+        if item_class not in self._warned_item_classes:
+            self._warned_item_classes.add(item_class)
+            logger.warning(
+                "Items of class %s.%s carry no robots directives: they do not declare the field "
+                "%r. Declare it (scrapy.Field(), or a dataclass/attrs/pydantic field defaulting "
+                "to None), or set ROBOTSMETA_ITEM_FIELD = '' to stop tagging.",
+                item_class.__module__,
+                item_class.__qualname__,
+                self._item_field,
+            )
