@@ -66,6 +66,7 @@ class RobotsTxtMiddleware:
         self.retry_delay = settings.getfloat("ROBOTSTXT_RETRY_DELAY", 2.0)
         self.retry_max_delay = settings.getfloat("ROBOTSTXT_RETRY_MAX_DELAY", 60.0)
         self.unavailable_timeout = settings.getfloat("ROBOTSTXT_UNAVAILABLE_TIMEOUT", 600.0)
+        self.download_timeout = settings.getfloat("DOWNLOAD_TIMEOUT")
         self.obey_crawl_delay = settings.getbool("ROBOTSTXT_OBEY_CRAWL_DELAY", False)
         self.cache = OriginCache(settings.getint("ROBOTSTXT_CACHE_SIZE", 10_000))
         # Requests that went through request_scheduled: those can be parked again when they
@@ -165,6 +166,7 @@ class RobotsTxtMiddleware:
 
     def _fetch(self, state: OriginState) -> None:
         state.fetching = True
+        state.fetch_started = self.clock.seconds()
         task = deferred_from_coro(self._fetch_and_apply(state))
         # The event loop keeps only weak references to tasks: hold this one until it ends.
         self._tasks.add(task)
@@ -172,15 +174,20 @@ class RobotsTxtMiddleware:
 
     async def _fetch_and_apply(self, state: OriginState) -> None:
         state.trail = []
+        # In an outage, no try may outlast the deadline: a hanging server would keep the crawl
+        # open (the download is in flight) after the origin was given up.
+        outage_start = state.fetch_started if state.down_since is None else state.down_since
+        deadline = outage_start + self.unavailable_timeout
+        timeout = min(self.download_timeout, max(deadline - state.fetch_started, 0.1))
         try:
-            outcome = await self._download(state.origin, state.trail)
+            outcome = await self._download(state.origin, state.trail, timeout)
         except Exception as exc:  # a fault here must not leave the origin waiting forever
             logger.exception("Error while fetching robots.txt of %s", state.origin)
             outcome = policy.from_exception(exc)
         state.fetching = False
         self._apply(state, outcome)
 
-    def _robots_request(self, url: str) -> Request:
+    def _robots_request(self, url: str, timeout: float) -> Request:
         return Request(
             url,
             priority=self.DOWNLOAD_PRIORITY,
@@ -192,15 +199,16 @@ class RobotsTxtMiddleware:
                 "dont_redirect": True,
                 "dont_retry": True,
                 "allow_offsite": True,
+                "download_timeout": timeout,
             },
         )
 
-    async def _download(self, origin: Origin, trail: list[str]) -> Outcome:
+    async def _download(self, origin: Origin, trail: list[str], timeout: float) -> Outcome:
         """Fetch robots.txt of *origin*, following redirects; *trail* records each hop."""
         url = origin.robots_url
         seen = {url}
         for _ in range(policy.MAX_REDIRECTS + 1):
-            request = self._robots_request(url)
+            request = self._robots_request(url, timeout)
             self.stats.inc_value("robotstxt/request_count")
             try:
                 response = await self.crawler.engine.download_async(request)
@@ -256,28 +264,30 @@ class RobotsTxtMiddleware:
         self.stats.inc_value(f"robotstxt/outcome/{outcome.kind.value}")
         if outcome.kind is Kind.UNAVAILABLE:
             self._unavailable(state, outcome.reason, now)
-        else:
-            if outcome.kind is Kind.ALLOW_ALL or state.down_since is not None:
-                logger.info(
-                    "robots.txt of %s: %s; %s",
-                    state.origin,
-                    outcome.reason,
-                    "allowing everything" if outcome.kind is Kind.ALLOW_ALL else "rules apply",
-                )
-            lifetime = self.expiration
-            if outcome.max_age is not None:
-                lifetime = min(lifetime, max(outcome.max_age, MIN_EXPIRATION))
-            state.rules, state.reason = outcome.rules, outcome.reason
-            state.expires_at, state.given_up = now + lifetime, False
-            state.down_since, state.failures = None, 0
-        if state.settled(now):
-            self._release(state)
+            return
+        if outcome.kind is Kind.ALLOW_ALL or state.down_since is not None:
+            logger.info(
+                "robots.txt of %s: %s; %s",
+                state.origin,
+                outcome.reason,
+                "allowing everything" if outcome.kind is Kind.ALLOW_ALL else "rules apply",
+            )
+        lifetime = self.expiration
+        if outcome.max_age is not None:
+            lifetime = min(lifetime, max(outcome.max_age, MIN_EXPIRATION))
+        state.stop_timers()
+        state.rules, state.reason = outcome.rules, outcome.reason
+        state.expires_at, state.given_up = now + lifetime, False
+        state.down_since, state.failures = None, 0
+        self._release(state)
 
     def _unavailable(self, state: OriginState, reason: str, now: float) -> None:
         """RFC 9309 §2.3.1.4: an unreachable robots.txt means complete disallow, for now."""
+        if state.dropping(now):
+            return  # a try that ended after the origin was given up changes nothing
         delay = min(self.retry_delay * 2**state.failures, self.retry_max_delay)
         state.failures += 1
-        if state.rules is not None and not state.given_up:
+        if state.rules is not None:
             # RFC 9309 §2.4: while robots.txt is unreachable, the cached copy may be used.
             self.stats.inc_value("robotstxt/kept_cached_copy")
             logger.info(
@@ -286,7 +296,9 @@ class RobotsTxtMiddleware:
                 reason,
             )
             state.expires_at = now + delay
+            self._release(state)
             return
+        state.reason = reason
         if state.down_since is None:
             state.down_since = now
             logger.info(
@@ -294,32 +306,34 @@ class RobotsTxtMiddleware:
                 state.origin,
                 reason,
             )
-        remaining = state.down_since + self.unavailable_timeout - now
-        if remaining <= 0:
-            self._give_up(state, reason, now)
-            return
-        state.reason = reason
-        state.retry = self.clock.callLater(min(delay, remaining), self._retry, state)
+            # The deadline does not wait for a try in flight: a hanging server must not
+            # keep the crawl open past ROBOTSTXT_UNAVAILABLE_TIMEOUT.
+            state.deadline = self.clock.callLater(self.unavailable_timeout, self._give_up, state)
+        state.retry = self.clock.callLater(delay, self._retry, state)
 
     def _retry(self, state: OriginState) -> None:
         state.retry = None
         if not self._closed:
             self._fetch(state)
 
-    def _give_up(self, state: OriginState, reason: str, now: float) -> None:
+    def _give_up(self, state: OriginState) -> None:
+        state.deadline = None
+        state.stop_timers()
+        now = self.clock.seconds()
         self.stats.inc_value("robotstxt/given_up")
         logger.warning(
             "robots.txt of %s unavailable for %.0f s (last: %s); giving up on this origin: "
             "its requests are dropped for the next %.0f s",
             state.origin,
             now - (state.down_since or now),
-            reason,
+            state.reason,
             self.expiration,
             extra={"spider": self.crawler.spider},
         )
-        state.rules, state.given_up, state.reason = None, True, f"gave up after {reason}"
+        state.given_up, state.reason = True, f"gave up after {state.reason}"
         state.expires_at = now + self.expiration
         state.down_since, state.failures = None, 0
+        self._release(state)
 
     def _release(self, state: OriginState) -> None:
         self._pending.discard(state)
@@ -338,15 +352,19 @@ class RobotsTxtMiddleware:
     # -- crawl lifecycle -------------------------------------------------------------------
 
     def _spider_idle(self) -> None:
-        if any(state.parked for state in self._pending):
+        waiting = [state for state in self._pending if state.parked]
+        for state in waiting:
+            if not (state.fetching or state.retry):
+                # Nothing would ever wake these requests (a fault in this middleware):
+                # fetch again rather than keep the crawl open for nothing.
+                self._fetch(state)
+        if waiting:
             raise DontCloseSpider
 
     def _spider_closed(self) -> None:
         self._closed = True
         for state in self.cache:
-            if state.retry is not None and state.retry.active():
-                state.retry.cancel()
-            state.retry = None
+            state.stop_timers()
             self._count_lost(state.wake())
         self._pending.clear()
 

@@ -348,3 +348,18 @@ async def test_crawl_closing_while_requests_wait_drops_them_counted(site: Site) 
     assert result.stats["finish_reason"] == "closespider_timeout"
     assert result.stat("robotstxt/dropped_on_close") == 7
     assert page_hits(site) == set()
+
+
+@deferred_f_from_coro_f
+async def test_hanging_robots_txt_does_not_keep_the_crawl_open_past_the_timeout(
+    site: Site,
+) -> None:
+    """ROBOTSTXT_UNAVAILABLE_TIMEOUT bounds the wait even when each try would hang for
+    DOWNLOAD_TIMEOUT: tries are cut at the deadline."""
+    site.add({"/robots.txt": hang, "/page": html("ok")})
+    settings = {**FAST_RETRY, "ROBOTSTXT_UNAVAILABLE_TIMEOUT": 1.0, "DOWNLOAD_TIMEOUT": 60}
+    result = await crawl([site.url("/page")], settings, spider_cls=ListSpider)
+    elapsed = result.stats["elapsed_time_seconds"]
+    assert elapsed < 10  # far below the 60 s a single hanging try could take
+    assert result.stat("robotstxt/given_up") == 1
+    assert result.stat("test/errback_count") == 1

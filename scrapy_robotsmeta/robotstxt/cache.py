@@ -42,9 +42,12 @@ class OriginState:
     expires_at: float = 0.0
     given_up: bool = False
     fetching: bool = False
+    fetch_started: float = 0.0
     down_since: float | None = None
     failures: int = 0
     retry: DelayedCall | None = None
+    #: When an outage without a cached copy is given up.
+    deadline: DelayedCall | None = None
     #: Scheduled requests kept out of the scheduler until the origin is ready.
     parked: list[Request] = field(default_factory=list)
     #: Downloads waiting inside process_request (requests that never went through the scheduler).
@@ -62,6 +65,12 @@ class OriginState:
 
     def busy(self) -> bool:
         return bool(self.fetching or self.retry or self.parked or self.waiters)
+
+    def stop_timers(self) -> None:
+        for call in (self.retry, self.deadline):
+            if call is not None and call.active():
+                call.cancel()
+        self.retry = self.deadline = None
 
     def wait(self) -> Deferred[None]:
         waiter: Deferred[None] = Deferred()
