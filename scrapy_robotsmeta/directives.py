@@ -101,67 +101,75 @@ def read_rules(header_values: Iterable[str], meta_contents: Iterable[str], token
     """
     merge = _Merge()
     for value in header_values:
-        for scope, rule in _items(value, scoped=True):
+        for scope, name, argument in _rules(value, scoped=True):
             if scope is None or scope == token:
-                merge.add(rule)
+                merge.add(name, argument)
     for content in meta_contents:
-        for scope, rule in _items(content, scoped=False):
+        for scope, name, argument in _rules(content, scoped=False):
             if scope is None:
-                merge.add(rule)
+                merge.add(name, argument)
             else:
+                rule = _text(name, argument)
                 merge.ignored.append(
                     f"{scope}: {rule}: a bot prefix has no meaning in a meta content"
                 )
     return Reading(merge.result(), tuple(merge.ignored))
 
 
-def _items(value: str, *, scoped: bool) -> Iterator[tuple[str | None, str]]:
-    """Split one value into (bot scope or None, rule text) pairs.
+def _rules(value: str, *, scoped: bool) -> Iterator[tuple[str | None, str, str | None]]:
+    """Split one value into (bot scope or None, lowercased rule name, value or None) triples.
 
     With *scoped* (a header value), ``TOKEN: rule`` switches the scope of that rule and of the
-    following items to bot TOKEN. Without it (a meta content), the pair is still recognised, so
-    that it is reported rather than read as an unknown rule. ``unavailable_after`` dates keep the
-    commas they contain.
+    following items to bot TOKEN. Without it (a meta content), the prefix is still recognised and
+    returned as the scope, so that the rule is reported rather than read as an unknown one.
+    ``unavailable_after`` dates keep the commas they contain.
     """
     pieces = value.split(",")
     scope: str | None = None
     position = 0
     while position < len(pieces):
-        item = pieces[position].strip()
+        piece = pieces[position]
         position += 1
-        prefix = _bot_prefix(item)
-        if prefix is not None:
-            item = item.split(":", 1)[1].strip()
+        name, argument = _split(piece)
+        prefix = None
+        if argument is not None and _is_bot_name(name):
+            prefix = name
+            name, argument = _split(argument)
             if scoped:
                 scope = prefix
-        if _rule_name(item) == "unavailable_after":
+        if name == "unavailable_after" and argument is not None:
             while position < len(pieces) and _continues_date(pieces[position]):
-                item += "," + pieces[position]
+                argument += "," + pieces[position]
                 position += 1
-        if scoped:
-            if item:
-                yield scope, item
-        elif item or prefix is not None:
-            yield prefix, item
+        if name or argument is not None:
+            yield (
+                (scope if scoped else prefix),
+                name,
+                (None if argument is None else argument.strip()),
+            )
+        elif prefix is not None and not scoped:
+            yield prefix, name, argument
 
 
-def _rule_name(item: str) -> str:
-    return ascii_lower(item.split(":", 1)[0].strip())
+def _split(item: str) -> tuple[str, str | None]:
+    """``name: value`` as (lowercased trimmed name, value as written), value None without colon."""
+    name, colon, argument = item.partition(":")
+    return ascii_lower(name.strip()), (argument if colon else None)
 
 
-def _bot_prefix(item: str) -> str | None:
-    """The lowercased bot name of an item ``TOKEN: …`` whose TOKEN is not a valued rule."""
-    head, colon, _ = item.partition(":")
-    head = head.strip()
-    if not colon or not _BOT_NAME.fullmatch(head):
-        return None
-    name = ascii_lower(head)
-    return None if name in _VALUED_RULES else name
+def _is_bot_name(name: str) -> bool:
+    # A valued rule's name before its colon is that rule, never a bot.
+    return name not in _VALUED_RULES and _BOT_NAME.fullmatch(name) is not None
 
 
 def _continues_date(piece: str) -> bool:
-    piece = piece.strip()
-    return bool(piece) and _rule_name(piece) not in _KNOWN_RULES and _bot_prefix(piece) is None
+    name, argument = _split(piece)
+    starts_rule_or_prefix = name in _KNOWN_RULES or (argument is not None and _is_bot_name(name))
+    return bool(name) and not starts_rule_or_prefix
+
+
+def _text(name: str, argument: str | None) -> str:
+    return name if argument is None else f"{name}: {argument}"
 
 
 class _Merge:
@@ -177,24 +185,21 @@ class _Merge:
         self.unavailable_after: datetime | None = None
         self.ignored: list[str] = []
 
-    def add(self, rule: str) -> None:
-        name, _, raw = rule.partition(":")
-        name = ascii_lower(name.strip())
-        value = raw.strip()
+    def add(self, name: str, argument: str | None) -> None:
         if name in _FLAG_RULES:
             self._flag(name)
         elif name not in _VALUED_RULES:
-            self.ignored.append(f"{rule}: unknown rule")
-        elif not value:
-            self.ignored.append(f"{rule}: missing value")
+            self.ignored.append(f"{_text(name, argument)}: unknown rule")
+        elif not argument:
+            self.ignored.append(f"{_text(name, argument)}: missing value")
         elif name == "max-snippet":
-            self.max_snippet = self._limit(rule, value, self.max_snippet)
+            self.max_snippet = self._limit(name, argument, self.max_snippet)
         elif name == "max-video-preview":
-            self.max_video_preview = self._limit(rule, value, self.max_video_preview)
+            self.max_video_preview = self._limit(name, argument, self.max_video_preview)
         elif name == "max-image-preview":
-            self._image_preview(rule, value)
+            self._image_preview(argument)
         else:
-            self._unavailable_after(rule, value)
+            self._unavailable_after(argument)
 
     def _flag(self, name: str) -> None:
         match name:
@@ -216,20 +221,20 @@ class _Merge:
                 self.indexifembedded = True
             # "all", "index" and "follow" are the defaults: they never lift a restriction.
 
-    def _limit(self, rule: str, value: str, current: int | None) -> int | None:
+    def _limit(self, name: str, value: str, current: int | None) -> int | None:
         if not _INTEGER.fullmatch(value):
-            self.ignored.append(f"{rule}: not an integer")
+            self.ignored.append(f"{name}: {value}: not an integer")
             return current
         try:
             number = int(value)
         except ValueError:  # more digits than the interpreter converts
-            self.ignored.append(f"{rule}: integer too long")
+            self.ignored.append(f"{name}: {value}: integer too long")
             return current
         if number < 0:  # a negative limit is "no limit"
             return current
         return number if current is None else min(current, number)
 
-    def _image_preview(self, rule: str, value: str) -> None:
+    def _image_preview(self, value: str) -> None:
         setting = ascii_lower(value)
         if setting == "none":
             self.max_image_preview = "none"
@@ -237,12 +242,12 @@ class _Merge:
             if self.max_image_preview == "large":
                 self.max_image_preview = "standard"
         elif setting != "large":
-            self.ignored.append(f"{rule}: expected none, standard or large")
+            self.ignored.append(f"max-image-preview: {value}: expected none, standard or large")
 
-    def _unavailable_after(self, rule: str, value: str) -> None:
+    def _unavailable_after(self, value: str) -> None:
         moment = parse_date(value)
         if moment is None:
-            self.ignored.append(f"{rule}: not a valid date")
+            self.ignored.append(f"unavailable_after: {value}: not a valid date")
         elif self.unavailable_after is None or moment < self.unavailable_after:
             self.unavailable_after = moment
 

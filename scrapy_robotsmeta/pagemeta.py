@@ -57,13 +57,10 @@ def meta_contents(response: Response, token: str) -> list[str]:
     contents = []
     for meta in _root(response).iter("meta"):
         name = meta.get("name")
+        if name is None or ascii_lower(name.strip(_HTML_SPACE)) not in names:
+            continue
         content = meta.get("content")
-        if (
-            name is not None
-            and content is not None
-            and ascii_lower(name.strip(_HTML_SPACE)) in names
-            and not _in_template(meta)
-        ):
+        if content is not None and not _in_template(meta):
             contents.append(content)
     return contents
 
