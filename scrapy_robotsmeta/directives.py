@@ -14,9 +14,6 @@ from typing import Any, Literal, NamedTuple
 
 ImagePreview = Literal["none", "standard", "large"]
 
-# Most restrictive first: the merge keeps the lowest rank.
-_IMAGE_PREVIEW_RANK: dict[str, int] = {"none": 0, "standard": 1, "large": 2}
-
 _VALUED_RULES = frozenset(
     {"max-snippet", "max-image-preview", "max-video-preview", "unavailable_after"}
 )
@@ -44,7 +41,7 @@ _BOT_NAME = re.compile(r"[^\s:]+")
 
 
 def ascii_lower(text: str) -> str:
-    """Lowercase A-Z only: names compare ASCII case-insensitively ("\u212a" is not "k")."""
+    """Lowercase A-Z only: names compare ASCII case-insensitively (the Kelvin sign is no "k")."""
     return text.lower() if text.isascii() else text.translate(_ASCII_LOWER)
 
 
@@ -141,14 +138,11 @@ def _rules(value: str, *, scoped: bool) -> Iterator[tuple[str | None, str, str |
             while position < len(pieces) and _continues_date(pieces[position]):
                 argument += "," + pieces[position]
                 position += 1
-        if name or argument is not None:
-            yield (
-                (scope if scoped else prefix),
-                name,
-                (None if argument is None else argument.strip()),
-            )
-        elif prefix is not None and not scoped:
-            yield prefix, name, argument
+        argument = None if argument is None else argument.strip()
+        if not scoped and prefix is not None:
+            yield prefix, name, argument  # for the caller to report, even when nothing follows
+        elif name or argument is not None:
+            yield scope, name, argument
 
 
 def _split(item: str) -> tuple[str, str | None]:

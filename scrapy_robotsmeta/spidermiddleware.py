@@ -150,21 +150,26 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
         logger.debug("Dropped %s from %s: %s", request, response, why)
 
     def _tag(self, item: Any, directives: Directives) -> None:
-        if ItemAdapter.is_item(item):
+        field = self._item_field
+        if not ItemAdapter.is_item(item):
+            problem = "itemadapter does not support them"
+        else:
             try:
-                ItemAdapter(item)[self._item_field] = directives.to_dict()
+                ItemAdapter(item)[field] = directives.to_dict()
                 return
-            except KeyError:  # an item class that does not declare the field
-                pass
+            except KeyError:
+                problem = f"they do not declare the field {field!r}"
+            except Exception as exc:  # a validator of the item class refused the value
+                problem = f"setting the field {field!r} failed ({exc!r})"
         self._stats.inc_value("robotsmeta/item_untagged")
         item_class = type(item)
         if item_class not in self._warned_item_classes:
             self._warned_item_classes.add(item_class)
             logger.warning(
-                "Items of class %s.%s carry no robots directives: they do not declare the field "
-                "%r. Declare it (scrapy.Field(), or a dataclass/attrs/pydantic field defaulting "
-                "to None), or set ROBOTSMETA_ITEM_FIELD = '' to stop tagging.",
+                "Items of class %s.%s carry no robots directives: %s. Declare the field "
+                "(scrapy.Field(), or a dataclass/attrs/pydantic field of type dict defaulting to "
+                "None), or set ROBOTSMETA_ITEM_FIELD = '' to stop tagging.",
                 item_class.__module__,
                 item_class.__qualname__,
-                self._item_field,
+                problem,
             )

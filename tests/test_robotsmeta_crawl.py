@@ -358,6 +358,26 @@ async def test_output_that_is_no_item_kind_passes_unchanged(site: Site) -> None:
     assert result.stat("robotsmeta/item_untagged") == 1
 
 
+@attrs.define
+class RefusingAttrs:
+    url: str
+    robots: str | None = attrs.field(
+        default=None, validator=attrs.validators.optional(attrs.validators.instance_of(str))
+    )
+
+
+@deferred_f_from_coro_f
+async def test_item_refusing_the_value_passes_unchanged_with_a_warning(
+    site: Site, caplog: pytest.LogCaptureFixture
+) -> None:
+    site.add({"/": html("<html></html>")})
+    with caplog.at_level(logging.WARNING, logger="scrapy_robotsmeta"):
+        result = await crawl([site.url("/")], spider_cls=ItemSpider, make_item=RefusingAttrs)
+    assert result.items == [RefusingAttrs(url=site.url("/"))]
+    assert result.stat("robotsmeta/item_untagged") == 1
+    assert "setting the field 'robots' failed" in caplog.text
+
+
 class FlaggedRequestsSpider(Spider):
     """Yields two requests per page: one flagged dont_obey_robotsmeta, one not."""
 
