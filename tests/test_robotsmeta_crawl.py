@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +15,10 @@ import scrapy
 from itemadapter import ItemAdapter
 from scrapy import Request, Spider
 from scrapy.http import HtmlResponse, Response
+from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.spiders import SitemapSpider
 from scrapy.utils.defer import deferred_f_from_coro_f
+from twisted.python.failure import Failure
 
 from scrapy_robotsmeta import Directives, directives_for
 from tests.crawl import crawl
@@ -405,6 +407,41 @@ async def test_dont_obey_robotsmeta_request_meta_key(site: Site) -> None:
     assert "/flagged" in site.requested()
     assert "/unflagged" not in site.requested()
     assert result.stat(NOFOLLOW) == 1
+
+
+class ErrbackSpider(Spider):
+    """Requests a page that fails; its errback yields one more request."""
+
+    name = "errback"
+
+    def __init__(self, start_urls: list[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.start_urls = start_urls
+
+    async def start(self) -> AsyncIterator[Request]:
+        for url in self.start_urls:
+            yield Request(url, errback=self.failed)
+
+    def failed(self, failure: Failure) -> Iterator[Request]:
+        assert isinstance(failure.value, HttpError)
+        yield failure.value.response.follow("/after-error", self.parse)
+
+
+@deferred_f_from_coro_f
+async def test_errback_output_is_judged_by_the_rules_of_its_response(site: Site) -> None:
+    site.add(
+        {
+            "/gone": static("gone", status=410, headers={"X-Robots-Tag": "nofollow"}),
+            "/missing": static("missing", status=404),
+        }
+    )
+    leaves(site, "/after-error")
+    result = await crawl([site.url("/gone")], spider_cls=ErrbackSpider)
+    assert "/after-error" not in site.requested()
+    assert result.stat(NOFOLLOW) == 1
+
+    await crawl([site.url("/missing")], spider_cls=ErrbackSpider)
+    assert "/after-error" in site.requested()
 
 
 class DirectivesSpider(Spider):
