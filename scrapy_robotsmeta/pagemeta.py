@@ -12,7 +12,9 @@ built here is left cached on the response for the callback and the link extracto
 
 from __future__ import annotations
 
+import codecs
 import re
+from functools import lru_cache
 from typing import Any, TypeGuard
 from urllib.parse import urljoin
 
@@ -29,7 +31,7 @@ _HTML_SPACES = re.compile(r"[ \t\n\f\r]+")
 # An attribute value can spell a name through character references: numeric ones for any
 # character, and for "_" also &lowbar; and &UnderBar; (no named reference decodes to an ASCII
 # letter or to "-", which is all a name of a robot or a rule is made of).
-_CHARACTER_REFERENCE = re.compile(r"&(?:#|lowbar;|underbar;)")
+_CHARACTER_REFERENCE = re.compile(rb"&(?:#|lowbar;|underbar;)")
 
 
 def header_values(response: Response) -> list[str]:
@@ -52,7 +54,7 @@ def meta_contents(response: Response, token: str) -> list[str]:
     if not is_html(response):
         return []
     names = ("robots", token) if token else ("robots",)
-    if not _parsed(response) and not _may_hold_meta(response.text, names):
+    if not _parsed(response) and not _may_spell(response, names, after=b"<meta"):
         return []
     contents = []
     for meta in _root(response).iter("meta"):
@@ -70,7 +72,7 @@ def rel_nofollow_urls(response: Response) -> frozenset[str]:
     another link of the page without that token points to as well."""
     if not is_html(response):
         return frozenset()
-    if not _parsed(response) and not _may_spell(response.text.lower(), ("nofollow",), 0):
+    if not _parsed(response) and not _may_spell(response, ("nofollow",)):
         return frozenset()
     base_url = get_base_url(response)
     nofollow: set[str] = set()
@@ -104,23 +106,38 @@ def _root(response: TextResponse) -> Any:
     return response.selector.root
 
 
-def _may_hold_meta(text: str, names: tuple[str, ...]) -> bool:
-    """False only when no meta element of the body can be named one of *names*.
+def _may_spell(response: TextResponse, words: tuple[str, ...], after: bytes = b"") -> bool:
+    """False only when no attribute value of the body can decode to one of *words*.
 
-    A meta element starts with a literal ``<meta`` (a tag name cannot be escaped), so its name
-    attribute comes after the first one.
+    With *after*, only the part from its first occurrence on counts: a meta element starts with
+    a literal ``<meta`` (a tag name cannot be escaped), so its name comes after the first one.
     """
-    lowered = text.lower()
-    start = lowered.find("<meta")
-    return start >= 0 and _may_spell(lowered, names, start)
-
-
-def _may_spell(lowered: str, words: tuple[str, ...], start: int) -> bool:
-    """Whether an attribute value in ``lowered[start:]`` may decode to one of *words*."""
-    return (
-        any(lowered.find(word, start) >= 0 for word in words)
+    if not all(word.isascii() for word in words):
+        return True
+    lowered = _ascii_bytes(response).lower()
+    start = lowered.find(after)
+    return start >= 0 and (
+        any(lowered.find(word.encode(), start) >= 0 for word in words)
         or _CHARACTER_REFERENCE.search(lowered, start) is not None
     )
+
+
+def _ascii_bytes(response: TextResponse) -> bytes:
+    """Bytes in which each ASCII character of the text is that same byte: the body itself when
+    its encoding allows (lowering bytes is much cheaper than lowering non-ASCII text)."""
+    if _ascii_transparent(response.encoding):
+        return response.body
+    return response.text.encode("utf-8", "replace")
+
+
+@lru_cache(maxsize=64)
+def _ascii_transparent(encoding: str) -> bool:
+    """Whether ASCII characters and ASCII bytes are the same thing both ways in *encoding*."""
+    try:
+        name = codecs.lookup(encoding).name
+    except LookupError:
+        return False
+    return name in ("utf-8", "ascii") or name.startswith(("iso8859-", "cp125"))
 
 
 def _in_template(element: Any) -> bool:

@@ -221,6 +221,19 @@ def test_page_that_cannot_hold_a_matching_meta_is_not_parsed(body: str) -> None:
     assert response._cached_selector is None
 
 
+@pytest.mark.parametrize("encoding", ["utf-8", "cp1252", "utf-16", "shift_jis"])
+def test_text_check_in_any_encoding(encoding: str) -> None:
+    """The check reads the body's bytes when ASCII is the same bytes there (UTF-8, cp1252),
+    else the text encoded as UTF-8 (UTF-16, Shift_JIS)."""
+    headers = {"Content-Type": f"text/html; charset={encoding}"}
+    text = "<html><head><meta charset=x><title>\u00b1 1</title>{}</head></html>"
+    plain = HtmlResponse(URL, body=text.format("").encode(encoding), headers=headers)
+    assert meta_contents(plain, TOKEN) == []
+    assert plain._cached_selector is None
+    robots = HtmlResponse(URL, body=text.format(ROBOTS_META).encode(encoding), headers=headers)
+    assert meta_contents(robots, TOKEN) == ["noindex"]
+
+
 def test_page_that_may_hold_a_matching_meta_is_parsed_once_and_the_selector_kept() -> None:
     response = in_body(ROBOTS_META)
     assert meta_contents(response, TOKEN) == ["noindex"]
