@@ -79,6 +79,7 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
         self._page(response)
 
     def directives(self, response: Response) -> Directives:
+        """The effective directives of *response*, read on the first call only."""
         page = self._page(response)
         if page.directives is None:
             page.directives = self._read(response)

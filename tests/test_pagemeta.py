@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scrapy.http import HtmlResponse, Response, TextResponse, XmlResponse
 from scrapy.selector import Selector
 
@@ -312,3 +314,36 @@ def test_rel_nofollow_page_without_the_word_is_not_parsed() -> None:
     response = in_body('<a href="/a" rel="external">a</a>')
     assert rel_nofollow_urls(response) == frozenset()
     assert response._cached_selector is None
+
+
+# Pieces of markup that reach the interesting paths, mixed with any characters.
+_MARKUP = st.lists(
+    st.sampled_from(
+        [
+            "<meta",
+            " name=",
+            "robots",
+            "testbot",
+            " content=",
+            "noindex",
+            ">",
+            "<a",
+            " href=",
+            " rel=nofollow",
+            "&#114;",
+            "<template>",
+            "<!--",
+            "<script>",
+            '"',
+            "'",
+        ]
+    )
+    | st.characters()
+).map("".join)
+
+
+@given(_MARKUP, st.binary(max_size=200))
+def test_any_body_and_header_read_without_error(body: str, header: bytes) -> None:
+    response = page(body, headers={"X-Robots-Tag": header.decode("latin-1")})
+    assert all(isinstance(content, str) for content in meta_contents(response, TOKEN))
+    assert all(isinstance(url, str) for url in rel_nofollow_urls(response))
