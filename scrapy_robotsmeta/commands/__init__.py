@@ -1,0 +1,1 @@
+"""Scrapy commands of scrapy-robotsmeta, registered through the ``scrapy.commands`` entry point."""
