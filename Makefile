@@ -20,5 +20,9 @@ lint: $(STAMP)
 test: lint
 	$(BIN)/python -m pytest -q
 
+# The example project needs nothing beyond the package, which $(STAMP) installs.
+demo: $(STAMP)
+	$(BIN)/python example_project/run_demo.py
+
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,111 @@
+"""The scrapy-robotsmeta demo: serve the demo site, crawl it with the example project's ordinary
+CrawlSpider, write the exports and summarise what the package decided.
+
+Run it with ``make demo``, or ``python example_project/run_demo.py [--output DIR]``.
+
+The crawl is the one ``scrapy crawl site -a start_url=URL`` runs in example_project/; its
+feeds and its log (DEBUG: one line per refused or dropped request) are written to DIR. The
+site is served by this process, so it stops with it however the run ends: at the end of the
+crawl, on Ctrl-C or on an error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import demosite
+from scrapy.crawler import AsyncCrawlerProcess, Crawler
+from scrapy.utils.project import get_project_settings
+
+from scrapy_robotsmeta import RobotsTxtMiddleware
+from scrapy_robotsmeta.commands.report import Check
+
+HERE = Path(__file__).resolve().parent
+# The keys of the item field whose values the summary counts.
+COUNTED_KEYS = ("index", "snippet", "max_image_preview")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Run the scrapy-robotsmeta demo.")
+    parser.add_argument(
+        "--output",
+        type=Path,
+        default=HERE / "output",
+        help="directory for the exports and the crawl log (default: %(default)s)",
+    )
+    output = parser.parse_args(argv).output.resolve()
+    output.mkdir(parents=True, exist_ok=True)
+
+    os.environ["SCRAPY_SETTINGS_MODULE"] = "robotsdemo.settings"
+    settings = get_project_settings()
+    feeds = {
+        str(output / Path(uri).name): options for uri, options in settings.getdict("FEEDS").items()
+    }
+    settings.set("FEEDS", feeds, priority="cmdline")
+    settings.set("LOG_FILE", str(output / "crawl.log"), priority="cmdline")
+    settings.set("LOG_LEVEL", "DEBUG", priority="cmdline")
+
+    process = AsyncCrawlerProcess(settings)  # installs the reactor that serves the site
+    from twisted.internet import reactor  # noqa: PLC0415 (only now is it the right one)
+
+    origins = demosite.start(reactor)
+    print("Demo site:", ", ".join(f"{role} {origin.url}" for role, origin in origins.items()))
+    start_url = f"{origins['main'].url}/"
+    print(f"Crawling: scrapy crawl site -a start_url={start_url}  (in {HERE.name}/)\n")
+    crawler = process.create_crawler("site")
+    process.crawl(crawler, start_url=start_url)
+    process.start()
+
+    assert crawler.stats is not None
+    reason = crawler.stats.get_value("finish_reason")
+    if reason != "finished":
+        print(f"The crawl did not finish ({reason}); see {output / 'crawl.log'}")
+        return 1
+    jsonl = next(Path(uri) for uri, options in feeds.items() if options["format"] == "jsonlines")
+    items = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
+    print(summary(crawler, origins, items))
+    print("\nExports:", ", ".join(feeds), f"\nLog: {output / 'crawl.log'}")
+    return 0
+
+
+def summary(crawler: Crawler, origins: dict[str, demosite.Origin], items: list[Any]) -> str:
+    middleware = crawler.get_downloader_middleware(RobotsTxtMiddleware)
+    assert middleware is not None
+    assert crawler.stats is not None
+    stats = crawler.stats.get_stats()
+    token = middleware.token.for_request(None)
+    lines = [f"robots.txt per origin, for product token {token!r} (answers: what applied)"]
+    for role, origin in origins.items():
+        answers = " ".join(str(status) for path, status in origin.served if path == "/robots.txt")
+        check = Check.of(f"{origin.url}/", middleware.state_of(origin.url), token)
+        lines.append(f"  {role:<10} {origin.url}  {answers}: {check.policy_text}")
+
+    by_rules = stats.get("robotstxt/forbidden", 0)
+    unavailable = stats.get("robotstxt/unavailable_dropped", 0)
+    pages = stats.get("response_received_count", 0) - stats.get("robotstxt/response_count", 0)
+    lines += [
+        "",
+        f"{'Pages fetched':<28}{pages}",
+        f"{'Refused by robots.txt':<28}{by_rules + unavailable}"
+        f"  ({by_rules} by its rules, {unavailable} because it was unavailable)",
+        f"{'Dropped by meta nofollow':<28}{stats.get('robotsmeta/request_dropped/nofollow', 0)}",
+        f"{'Items':<28}{len(items)}",
+    ]
+    for key in COUNTED_KEYS:
+        counts = Counter(_text(item["robots"][key]) for item in items)
+        values = ", ".join(f"{value} {count}" for value, count in counts.most_common())
+        lines.append(f"  {'robots.' + key:<26}{values}")
+    return "\n".join(lines)
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
