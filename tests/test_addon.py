@@ -1,0 +1,145 @@
+"""The add-on in real crawls: Scrapy's RobotsTxtMiddleware replaced, never beside ours, and the
+user's own middleware settings respected."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+from scrapy.crawler import Crawler
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as Builtin
+from scrapy.utils.defer import deferred_f_from_coro_f
+from scrapy.utils.misc import load_object
+
+from scrapy_robotsmeta import RobotsMetaMiddleware, RobotsTxtMiddleware
+from tests.crawl import crawl
+from tests.server import Site, html, links_page, static
+
+BUILTIN_PATH = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
+# A 404 whose error page reads like robots.txt: Scrapy's middleware parses it and crawls
+# nothing, ours allows everything. Which one ran shows in what was crawled.
+ERROR_PAGE_ROBOTS = static("User-agent: *\nDisallow: /\n", status=404)
+
+
+def error_page_site(site: Site) -> list[str]:
+    site.add(
+        {
+            "/robots.txt": ERROR_PAGE_ROBOTS,
+            "/": links_page("/a", head='<meta name="robots" content="noarchive">'),
+            "/a": html("<p>a</p>"),
+        }
+    )
+    return [site.url("/")]
+
+
+def priorities(crawler: Crawler, setting: str) -> dict[Any, Any]:
+    """The effective component → priority mapping of *setting*, base included."""
+    merged = crawler.settings.getwithbase(setting)
+    return {
+        load_object(key) if isinstance(key, str) else key: value for key, value in merged.items()
+    }
+
+
+def downloader_middlewares(crawler: Crawler) -> list[type]:
+    assert crawler.engine is not None
+    return [type(mw) for mw in crawler.engine.downloader.middleware.middlewares]
+
+
+@deferred_f_from_coro_f
+async def test_addon_replaces_the_builtin_at_its_priority(site: Site) -> None:
+    result = await crawl(error_page_site(site))
+    crawler = result.crawler
+    mws = downloader_middlewares(crawler)
+    assert RobotsTxtMiddleware in mws
+    assert Builtin not in mws
+    base_priority = crawler.settings["DOWNLOADER_MIDDLEWARES_BASE"][BUILTIN_PATH]
+    assert priorities(crawler, "DOWNLOADER_MIDDLEWARES")[RobotsTxtMiddleware] == base_priority
+    # Only our reading of a 404 could let these through.
+    assert result.urls == {site.url("/"), site.url("/a")}
+    assert site.hits["/robots.txt"] == 1
+
+
+@deferred_f_from_coro_f
+async def test_addon_adds_the_meta_middleware(site: Site) -> None:
+    result = await crawl(error_page_site(site))
+    assert result.crawler.get_spider_middleware(RobotsMetaMiddleware) is not None
+    assert priorities(result.crawler, "SPIDER_MIDDLEWARES")[RobotsMetaMiddleware] == 950
+    [home] = [item for item in result.items if item["url"] == site.url("/")]
+    assert home["robots"]["archive"] is False
+
+
+@pytest.mark.parametrize(
+    "key", ["scrapy_robotsmeta.RobotsTxtMiddleware", RobotsTxtMiddleware], ids=["path", "class"]
+)
+@deferred_f_from_coro_f
+async def test_user_priority_for_our_middleware_is_kept(site: Site, key: Any) -> None:
+    result = await crawl(error_page_site(site), settings={"DOWNLOADER_MIDDLEWARES": {key: 543}})
+    crawler = result.crawler
+    assert priorities(crawler, "DOWNLOADER_MIDDLEWARES")[RobotsTxtMiddleware] == 543
+    assert priorities(crawler, "DOWNLOADER_MIDDLEWARES")[Builtin] is None
+    mws = downloader_middlewares(crawler)
+    assert mws.count(RobotsTxtMiddleware) == 1
+    assert Builtin not in mws
+    assert result.urls == {site.url("/"), site.url("/a")}
+
+
+@deferred_f_from_coro_f
+async def test_user_priority_for_the_meta_middleware_is_kept(site: Site) -> None:
+    result = await crawl(
+        error_page_site(site),
+        settings={"SPIDER_MIDDLEWARES": {"scrapy_robotsmeta.RobotsMetaMiddleware": 10}},
+    )
+    assert priorities(result.crawler, "SPIDER_MIDDLEWARES")[RobotsMetaMiddleware] == 10
+    assert all("robots" in item for item in result.items)
+
+
+@deferred_f_from_coro_f
+async def test_builtin_disabled_by_the_user_stays_off_with_a_warning(
+    site: Site, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="scrapy_robotsmeta"):
+        result = await crawl(
+            error_page_site(site), settings={"DOWNLOADER_MIDDLEWARES": {BUILTIN_PATH: None}}
+        )
+    mws = downloader_middlewares(result.crawler)
+    assert RobotsTxtMiddleware not in mws
+    assert Builtin not in mws
+    assert site.hits["/robots.txt"] == 0
+    [warning] = [r for r in caplog.records if r.name == "scrapy_robotsmeta.addon"]
+    assert warning.levelno == logging.WARNING
+    assert "did not enable its replacement" in warning.getMessage()
+    # The page-level part does not depend on robots.txt.
+    assert result.crawler.get_spider_middleware(RobotsMetaMiddleware) is not None
+
+
+@deferred_f_from_coro_f
+async def test_robotstxt_obey_false_checks_nothing(site: Site) -> None:
+    """ROBOTSTXT_OBEY keeps its Scrapy meaning: False turns the robots.txt part off."""
+    result = await crawl(error_page_site(site), settings={"ROBOTSTXT_OBEY": False})
+    mws = downloader_middlewares(result.crawler)
+    assert RobotsTxtMiddleware not in mws
+    assert Builtin not in mws
+    assert site.hits["/robots.txt"] == 0
+    assert result.urls == {site.url("/"), site.url("/a")}
+
+
+@deferred_f_from_coro_f
+async def test_enabling_by_hand_is_the_same(site: Site) -> None:
+    """The README's manual settings, without the add-on."""
+    result = await crawl(
+        error_page_site(site),
+        settings={
+            "ADDONS": {},
+            "DOWNLOADER_MIDDLEWARES": {
+                BUILTIN_PATH: None,
+                "scrapy_robotsmeta.RobotsTxtMiddleware": 100,
+            },
+            "SPIDER_MIDDLEWARES": {"scrapy_robotsmeta.RobotsMetaMiddleware": 950},
+        },
+    )
+    mws = downloader_middlewares(result.crawler)
+    assert RobotsTxtMiddleware in mws
+    assert Builtin not in mws
+    assert result.urls == {site.url("/"), site.url("/a")}
+    assert all("robots" in item for item in result.items)

@@ -1,0 +1,228 @@
+"""``scrapy robots URL`` run as a real subprocess, against the demo site and the test site."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scrapy.utils.defer import deferred_f_from_coro_f
+
+from tests.server import Site, hang, html, redirect, static
+
+EXAMPLE_PROJECT = Path(__file__).resolve().parents[1] / "example_project"
+# Nothing of the test run's environment may pick the project for the command.
+ENV = {k: v for k, v in os.environ.items() if not k.startswith("SCRAPY_")}
+COMMAND = [sys.executable, "-m", "scrapy", "robots"]
+# A guard only: every run here takes about a second.
+TIMEOUT = 60
+
+
+@pytest.fixture(scope="module")
+def demo() -> Iterator[dict[str, str]]:
+    """The demo site, served by its own process as ``python demosite.py`` serves it."""
+    process = subprocess.Popen(
+        [sys.executable, str(EXAMPLE_PROJECT / "demosite.py")], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stdout is not None
+        yield json.loads(process.stdout.readline())
+    finally:
+        process.terminate()
+        process.wait(timeout=TIMEOUT)
+
+
+def scrapy_robots(*args: str, cwd: Path) -> tuple[int, str]:
+    done = subprocess.run(
+        [*COMMAND, *args],
+        cwd=cwd,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    return done.returncode, done.stdout
+
+
+def scrapy_robots_json(*args: str, cwd: Path) -> tuple[int, dict[str, Any]]:
+    status, stdout = scrapy_robots(*args, "--json", cwd=cwd)
+    return status, json.loads(stdout)
+
+
+def test_allowed_url_exits_0_and_explains_the_page(demo: dict[str, str], tmp_path: Path) -> None:
+    url = f"{demo['main']}/bot-meta.html"
+    status, out = scrapy_robots(url, "--user-agent", "ExampleBot/1.0", cwd=tmp_path)
+    assert status == 0
+    lines = [line.rstrip() for line in out.splitlines()]
+    for expected in (
+        "token           examplebot",
+        f"  robots.txt    {demo['main']}/robots.txt 200",
+        "  policy        rules (HTTP 200)",
+        "  group         examplebot",
+        "  rule          none matches",
+        "  verdict       allowed",
+        f"Page 200 {url}",
+        "  X-Robots-Tag  none",
+        "  meta          max-image-preview:large",
+        "  meta          nosnippet, max-image-preview:none",
+        "    snippet             false",
+        '    max_image_preview   "none"',
+        "result: allowed (exit status 0)",
+    ):
+        assert expected in lines
+
+
+def test_disallowed_url_exits_1_with_the_deciding_rule(
+    demo: dict[str, str], tmp_path: Path
+) -> None:
+    url = f"{demo['main']}/drafts/wip.html"
+    status, report = scrapy_robots_json(url, "--user-agent", "ExampleBot/1.0", cwd=tmp_path)
+    assert status == 1
+    assert report["exit_status"] == 1
+    assert report["allowed"] is False
+    assert report["token"] == "examplebot"
+    assert report["page"] is None
+    assert report["error"].startswith("Forbidden by robots.txt: Disallow: /drafts/ (line 7")
+    [check] = report["checks"]
+    assert check == {
+        "url": url,
+        "origin": demo["main"],
+        "robots_txt_fetches": [f"{demo['main']}/robots.txt 200"],
+        "policy": "rules",
+        "reason": "HTTP 200",
+        "group": ["examplebot"],
+        "rule": {"allow": False, "path": "/drafts/", "line": 7},
+        "allowed": False,
+    }
+
+
+def test_allow_rule_that_decides_is_shown(demo: dict[str, str], tmp_path: Path) -> None:
+    url = f"{demo['main']}/drafts/published.html"
+    status, report = scrapy_robots_json(url, "--user-agent", "ExampleBot/1.0", cwd=tmp_path)
+    assert status == 0
+    assert report["checks"][0]["rule"] == {
+        "allow": True,
+        "path": "/drafts/published.html",
+        "line": 8,
+    }
+
+
+def test_outside_a_project_the_token_is_scrapy_and_gets_the_star_group(
+    demo: dict[str, str], tmp_path: Path
+) -> None:
+    status, report = scrapy_robots_json(f"{demo['main']}/about.html", cwd=tmp_path)
+    assert status == 1
+    assert report["token"] == "scrapy"
+    assert report["user_agent"].startswith("Scrapy/")
+    assert report["checks"][0]["group"] == ["*"]
+    assert report["checks"][0]["rule"] == {"allow": False, "path": "/", "line": 3}
+
+
+def test_inside_the_example_project_its_settings_apply(demo: dict[str, str]) -> None:
+    """The project's USER_AGENT gives the token; X-Robots-Tag headers of a PDF are read."""
+    url = f"{demo['main']}/docs/report.pdf"
+    status, report = scrapy_robots_json(url, cwd=EXAMPLE_PROJECT)
+    assert status == 0
+    assert report["token"] == "examplebot"
+    assert report["user_agent"] == "ExampleBot/1.0 (+https://example.com/bot)"
+    page = report["page"]
+    assert page["x_robots_tag"] == ["noindex", "examplebot: noarchive, otherbot: nosnippet"]
+    assert page["metas"] == []
+    assert page["directives"]["index"] is False
+    assert page["directives"]["archive"] is False
+    assert page["directives"]["snippet"] is True
+
+
+def test_unavailable_robots_txt_exits_2_at_once(demo: dict[str, str], tmp_path: Path) -> None:
+    status, report = scrapy_robots_json(f"{demo['down']}/", cwd=tmp_path)
+    assert status == 2
+    [check] = report["checks"]
+    assert check["policy"] == "unavailable"
+    assert check["reason"] == "gave up after HTTP 503"
+    assert check["allowed"] is False
+    assert "unavailable" in report["error"]
+    assert any("ROBOTSTXT_UNAVAILABLE_TIMEOUT" in note for note in report["notes"])
+
+
+def test_4xx_robots_txt_allows_all(demo: dict[str, str], tmp_path: Path) -> None:
+    status, out = scrapy_robots(f"{demo['no_robots']}/page.html", cwd=tmp_path)
+    assert status == 0
+    assert "  policy        allow all (HTTP 404)" in out.splitlines()
+
+
+def test_usage_error_for_a_non_url(tmp_path: Path) -> None:
+    status, _ = scrapy_robots("not a url", cwd=tmp_path)
+    assert status == 2
+
+
+# The cases the demo site does not have, against the in-test site: the command runs while the
+# test's reactor serves, so it is awaited rather than waited for.
+
+
+async def scrapy_robots_async(*args: str) -> tuple[int, dict[str, Any]]:
+    process = await asyncio.create_subprocess_exec(
+        *COMMAND, *args, "--json", env=ENV, stdout=subprocess.PIPE
+    )
+    stdout, _ = await asyncio.wait_for(process.communicate(), TIMEOUT)
+    assert process.returncode is not None
+    return process.returncode, json.loads(stdout)
+
+
+@deferred_f_from_coro_f
+async def test_each_redirect_target_is_checked(site: Site, other_site: Site) -> None:
+    site.add(
+        {
+            "/robots.txt": static("User-agent: *\nDisallow: /private\n"),
+            "/old": redirect(other_site.url("/private/page")),
+        }
+    )
+    other_site.add({"/robots.txt": static("User-agent: *\n\nDisallow: /private\n")})
+    status, report = await scrapy_robots_async(site.url("/old"))
+    assert status == 1
+    first, second = report["checks"]
+    assert (first["url"], first["allowed"]) == (site.url("/old"), True)
+    assert second["url"] == other_site.url("/private/page")
+    assert second["origin"] == other_site.origin
+    assert second["rule"] == {"allow": False, "path": "/private", "line": 3}
+    assert other_site.hits["/private/page"] == 0
+
+
+@deferred_f_from_coro_f
+async def test_redirected_page_is_the_one_reported(site: Site, other_site: Site) -> None:
+    site.add({"/old": redirect(other_site.url("/new"))})
+    other_site.add({"/new": html('<meta name="robots" content="noindex, nofollow">')})
+    status, report = await scrapy_robots_async(site.url("/old"))
+    assert status == 0
+    assert [check["policy"] for check in report["checks"]] == ["allow_all", "allow_all"]
+    assert report["page"]["url"] == other_site.url("/new")
+    assert report["page"]["metas"] == ["noindex, nofollow"]
+    assert report["page"]["directives"]["index"] is False
+    assert report["page"]["directives"]["follow"] is False
+
+
+@deferred_f_from_coro_f
+async def test_page_download_failure_exits_2(site: Site) -> None:
+    site.add({"/slow": hang})
+    status, report = await scrapy_robots_async(
+        site.url("/slow"), "-s", "DOWNLOAD_TIMEOUT=0.5", "-s", "RETRY_ENABLED=False"
+    )
+    assert status == 2
+    assert report["allowed"] is True
+    assert report["page"] is None
+    assert "took longer than 0.5 seconds" in report["error"]
+
+
+@deferred_f_from_coro_f
+async def test_http_error_status_of_the_page_is_reported_not_an_error(site: Site) -> None:
+    site.add({"/gone": html("<p>gone</p>", status=410, headers={"X-Robots-Tag": "noindex"})})
+    status, report = await scrapy_robots_async(site.url("/gone"))
+    assert status == 0
+    assert report["page"]["status"] == 410
+    assert report["page"]["x_robots_tag"] == ["noindex"]

@@ -1,0 +1,114 @@
+"""The demo, run as ``make demo`` runs it: its summary and both of its exports."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+RUN_DEMO = Path(__file__).resolve().parents[1] / "example_project" / "run_demo.py"
+
+
+class Demo:
+    def __init__(self, output: Path, summary: str) -> None:
+        self.summary_lines = [line.rstrip() for line in summary.splitlines()]
+        self.items = [
+            json.loads(line) for line in (output / "items.jsonl").read_text("utf-8").splitlines()
+        ]
+        with (output / "items.csv").open(encoding="utf-8", newline="") as rows:
+            self.rows = list(csv.DictReader(rows))
+        self.log = (output / "crawl.log").read_text("utf-8")
+
+    def item(self, path: str) -> Any:
+        [item] = [item for item in self.items if urlsplit(item["url"]).path == path]
+        return item
+
+    def row(self, path: str) -> dict[str, str]:
+        [row] = [row for row in self.rows if urlsplit(row["url"]).path == path]
+        return row
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
+    output = tmp_path_factory.mktemp("demo")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SCRAPY_")}
+    done = subprocess.run(
+        [sys.executable, str(RUN_DEMO), "--output", str(output)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return Demo(output, done.stdout)
+
+
+def test_summary_counts(demo: Demo) -> None:
+    for expected in (
+        "Pages fetched               12",
+        "Refused by robots.txt       3  (2 by its rules, 1 because it was unavailable)",
+        "Dropped by meta nofollow    1",
+        "Items                       12",
+        "  robots.index              true 10, false 2",
+        "  robots.snippet            true 11, false 1",
+        "  robots.max_image_preview  large 10, standard 1, none 1",
+    ):
+        assert expected in demo.summary_lines
+
+
+def test_summary_tells_how_robots_txt_applied_per_origin(demo: Demo) -> None:
+    per_origin = {line.split()[0]: line for line in demo.summary_lines if "127.0.0.1" in line}
+    assert per_origin["main"].endswith("  200: rules (HTTP 200)")
+    assert per_origin["no_robots"].endswith("  404: allow all (HTTP 404)")
+    assert per_origin["flaky"].endswith("  503 503 503 200: rules (HTTP 200)")
+    assert per_origin["down"].endswith(": unavailable, complete disallow (gave up after HTTP 503)")
+
+
+def test_pages_refused_or_dropped_are_not_exported(demo: Demo) -> None:
+    paths = sorted(urlsplit(item["url"]).path for item in demo.items)
+    assert paths.count("/") == 3  # main, no_robots and flaky; down was never fetched
+    for path in ("/drafts/wip.html", "/admin/", "/hidden.html"):
+        assert path not in paths
+    assert "/drafts/published.html" in paths
+
+
+def test_jsonl_items_carry_the_directives(demo: Demo) -> None:
+    assert demo.item("/noindex.html")["robots"]["index"] is False
+    assert demo.item("/nofollow.html")["robots"]["follow"] is False
+    bot_meta = demo.item("/bot-meta.html")["robots"]
+    assert (bot_meta["snippet"], bot_meta["max_snippet"]) == (False, 0)
+    assert bot_meta["max_image_preview"] == "none"
+    assert bot_meta["index"] is True  # the otherbot meta is not for us
+    event = demo.item("/event.html")["robots"]
+    assert event["unavailable_after"] == "2026-12-31T23:59:59+00:00"
+    assert event["max_image_preview"] == "standard"
+    pdf = demo.item("/docs/report.pdf")
+    assert pdf["title"] is None
+    assert (pdf["robots"]["index"], pdf["robots"]["archive"]) == (False, False)
+    assert pdf["robots"]["snippet"] is True  # otherbot's nosnippet is not for us
+
+
+def test_csv_has_one_readable_column_per_directive(demo: Demo) -> None:
+    first = demo.items[0]
+    assert list(first) == ["url", "title", "robots"]
+    columns = ["url", "title", *(f"robots.{key}" for key in first["robots"])]
+    assert list(demo.rows[0]) == columns
+    assert len(demo.rows) == len(demo.items)
+    pdf = demo.row("/docs/report.pdf")
+    assert (pdf["robots.index"], pdf["robots.archive"], pdf["title"]) == ("False", "False", "")
+    event = demo.row("/event.html")
+    assert event["robots.unavailable_after"] == "2026-12-31T23:59:59+00:00"
+    assert demo.row("/bot-meta.html")["robots.max_image_preview"] == "none"
+
+
+def test_log_has_a_line_per_refusal(demo: Demo) -> None:
+    assert "Forbidden by robots.txt" in demo.log
+    assert "by Disallow: /drafts/ (line 7, group examplebot)" in demo.log
