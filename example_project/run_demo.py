@@ -64,12 +64,13 @@ def main(argv: list[str] | None = None) -> int:
     assert crawler.stats is not None
     reason = crawler.stats.get_value("finish_reason")
     if reason != "finished":
-        print(f"The crawl did not finish ({reason}); see {output / 'crawl.log'}")
+        print(f"The crawl did not finish ({reason}); see {_shown(output / 'crawl.log')}")
         return 1
     jsonl = next(Path(uri) for uri, options in feeds.items() if options["format"] == "jsonlines")
     items = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
     print(summary(crawler, origins, items))
-    print("\nExports:", ", ".join(feeds), f"\nLog: {output / 'crawl.log'}")
+    print(f"\nExports: {', '.join(_shown(Path(uri)) for uri in feeds)}")
+    print(f"Log: {_shown(output / 'crawl.log')}")
     return 0
 
 
@@ -101,6 +102,12 @@ def summary(crawler: Crawler, origins: dict[str, demosite.Origin], items: list[A
         values = ", ".join(f"{value} {count}" for value, count in counts.most_common())
         lines.append(f"  {'robots.' + key:<26}{values}")
     return "\n".join(lines)
+
+
+def _shown(path: Path) -> str:
+    """*path* relative to the working directory when it is under it, for shorter lines."""
+    cwd = Path.cwd()
+    return str(path.relative_to(cwd) if path.is_relative_to(cwd) else path)
 
 
 def _text(value: Any) -> str:
