@@ -48,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     settings.set("FEEDS", feeds, priority="cmdline")
     settings.set("LOG_FILE", str(output / "crawl.log"), priority="cmdline")
+    settings.set("LOG_FILE_APPEND", False, priority="cmdline")
     settings.set("LOG_LEVEL", "DEBUG", priority="cmdline")
 
     process = AsyncCrawlerProcess(settings)  # installs the reactor that serves the site
