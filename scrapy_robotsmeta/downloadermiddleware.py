@@ -20,7 +20,6 @@ from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
 from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
-from scrapy.utils.httpobj import urlparse_cached
 from twisted.internet.defer import Deferred
 from w3lib.url import safe_url_string
 
@@ -90,17 +89,22 @@ class RobotsTxtMiddleware:
     # -- the verdict -----------------------------------------------------------------------
 
     def _state(self, request: Request) -> OriginState | None:
-        """The state of the request's origin; starts a fetch when one is due."""
+        """The state of the request's origin, or None when the request is not checked."""
         if request.meta.get("dont_obey_robotstxt") or request.url.startswith(_EXEMPT_SCHEMES):
             return None
-        origin = origin_of(urlparse_cached(request))  # type: ignore[arg-type]
+        origin = origin_of(request.url)
         if origin is None:
             return None  # no host to ask: the download fails on its own
-        state = self.cache.get(origin)
-        pending = not state.settled(self.clock.seconds())
-        if pending and not (state.fetching or state.retry or self._closed):
+        return self.cache.get(origin)
+
+    def _settled(self, state: OriginState) -> bool:
+        """Whether a request of this origin can be decided now; starts a fetch when one is
+        due."""
+        if state.settled(self.clock.seconds()):
+            return True
+        if not (state.fetching or state.retry or self._closed):
             self._fetch(state)
-        return state
+        return False
 
     def _check(self, state: OriginState, request: Request) -> None:
         now = self.clock.seconds()
@@ -136,7 +140,7 @@ class RobotsTxtMiddleware:
             state = self._state(request)
             if state is None:
                 return None
-            if state.settled(self.clock.seconds()):
+            if self._settled(state):
                 self._check(state, request)
                 return None
             if self._closed:
@@ -148,11 +152,13 @@ class RobotsTxtMiddleware:
                 return request.replace(dont_filter=True)
             await maybe_deferred_to_future(state.wait())
 
-    def _request_scheduled(self, request: Request, spider: Any) -> None:
+    # **kwargs: pydispatch then passes the signal's arguments as they are, instead of building
+    # a filtered copy of them for every request scheduled.
+    def _request_scheduled(self, request: Request, **kwargs: Any) -> None:
         state = self._state(request)
         if state is None:
             return
-        if state.settled(self.clock.seconds()):
+        if self._settled(state):
             self._scheduled.add(request)
             return
         state.parked.append(request)
@@ -381,7 +387,7 @@ class RobotsTxtMiddleware:
 
     def _request_reached_downloader(self, request: Request, spider: Any) -> None:
         """Make the matched group's Crawl-delay a floor of the request's download slot."""
-        origin = origin_of(urlparse_cached(request))  # type: ignore[arg-type]
+        origin = origin_of(request.url)
         if origin is None:
             return
         state = self.cache.get(origin)
