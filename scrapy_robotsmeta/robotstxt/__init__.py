@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from scrapy_robotsmeta.robotstxt._encoding import canonical_url_path
+from scrapy_robotsmeta.robotstxt._encoding import canonical_url_path, plain_url_path
 from scrapy_robotsmeta.robotstxt._matcher import Group
 from scrapy_robotsmeta.robotstxt._parser import MAX_BYTES, Rule, parse_file
 from scrapy_robotsmeta.useragent import product_token
@@ -27,6 +27,9 @@ class Verdict:
 
 def _path_of(url: str) -> str:
     """The URL's path and query in canonical form (RFC 9309 §2.2.2); the fragment is dropped."""
+    plain = plain_url_path(url)
+    if plain is not None:
+        return plain
     authority = _AUTHORITY.match(url)
     path = url[authority.end() :] if authority else url
     fragment = path.find("#")
@@ -93,10 +96,7 @@ class RobotsTxt:
         if group is None:
             return True
         path = _path_of(url)
-        if path == "/robots.txt":
-            return True
-        rule = group.deciding_rule(path)
-        return rule is None or rule.allow
+        return path == "/robots.txt" or group.allows(path)
 
     def crawl_delay(self, user_agent: str) -> float | None:
         """The ``Crawl-delay`` of the group that applies to *user_agent*, in seconds."""

@@ -15,6 +15,9 @@ _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 # except "*" and "$", which only rules may use as operators.
 _KEEP = r"A-Za-z0-9\-._~:/?#\[\]@!&'()+,;="
 _CANONICAL_URL_PATH = re.compile(f"[{_KEEP}]*")
+# An absolute URL whose path and query are canonical already and that has no fragment: most
+# URLs a crawler checks. Group 1 is the path and query.
+_PLAIN_URL = re.compile(f"[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*(/[{_KEEP.replace('#', '')}]*)")
 _CANONICAL_RULE_PATH = re.compile(f"[{_KEEP}*]*")
 # Everything that needs rewriting: a %XX escape, a stray "%", or a character outside _KEEP.
 _REWRITE = re.compile(f"%[0-9A-Fa-f]{{2}}|[^{_KEEP}]")
@@ -30,6 +33,12 @@ def _rewrite(match: re.Match[str]) -> str:
     except UnicodeEncodeError:  # a lone surrogate that no byte decoded to (URLs built in code)
         raw = text.encode("utf-8", "surrogatepass")
     return "".join(f"%{byte:02X}" for byte in raw)
+
+
+def plain_url_path(url: str) -> str | None:
+    """The canonical path and query of *url*, found in one match, when *url* is that simple."""
+    plain = _PLAIN_URL.fullmatch(url)
+    return plain.group(1) if plain else None
 
 
 def canonical_url_path(path: str) -> str:

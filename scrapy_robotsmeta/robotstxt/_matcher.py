@@ -1,31 +1,81 @@
 """The rules of one group, arranged so that finding the deciding rule touches few of them.
 
 RFC 9309 §2.2.2: the most specific (longest) matching rule decides, and ``allow`` wins a tie.
-Rules are sorted by that precedence, so within a list the first match is the best one. Large
-groups are also split into buckets by the first characters of their literal prefix: a rule can
-only match a path that starts with its prefix, so a check looks at a handful of buckets instead
-of every rule. Everything is built on first use: most groups of a file are never selected.
+Rules are sorted by that precedence (a stable sort: among equals, the rule written first is the
+one that explains a verdict), so within a list the first match is the best one. A rule
+can only match a path that starts with its literal prefix (the text before its first ``*``):
+a small group first asks whether the path starts with any of its prefixes, one C-level
+``str.startswith`` that rules most checks out at once; a large group is split into buckets by
+the first characters of the prefix, so a check looks at a handful of buckets instead of every
+rule. Everything is built on first use: most groups of a file are never selected.
+
+A cache may hold thousands of origins, each with a compiled group, so a group's compiled rules
+are kept as a few tuples, one entry per rule in each (a ``_Table``), rather than as one object
+per rule, and buckets hold indexes into them; the parsed ``Rule`` is only rebuilt to explain a
+verdict.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import NamedTuple
+
 from scrapy_robotsmeta.robotstxt._encoding import canonical_rule_path
 from scrapy_robotsmeta.robotstxt._parser import Rule
 
-# Bucket key length, and the group size from which bucketing beats a plain scan.
+# Bucket key length, and the group size from which bucketing beats one scan of all prefixes.
 _KEY = 4
-_BUCKET_FROM = 12
+_BUCKET_FROM = 32
 
-# One compiled rule: precedence (pattern length, allow), the literal text before its first "*",
-# the literal pieces after each "*", whether it ends with "$", and the rule itself.
-_Compiled = tuple[tuple[int, bool], str, tuple[str, ...], bool, Rule]
+# What follows a rule's literal prefix: the literal pieces after each "*" and whether the rule
+# ends with "$". None for the common plain rule, which matches every path its prefix starts.
+_Tail = tuple[tuple[str, ...], bool] | None
+
+
+class _Compiled(NamedTuple):
+    precedence: int  # longer patterns first; on equal length allow (odd) before disallow (even)
+    prefix: str
+    tail: _Tail
+    rule: Rule
 
 
 def _compile(rule: Rule) -> _Compiled:
     pattern = canonical_rule_path(rule.path)
     anchored = pattern.endswith("$")
-    first, *rest = (pattern[:-1] if anchored else pattern).split("*")
-    return (len(pattern), rule.allow), first, tuple(rest), anchored, rule
+    prefix, *pieces = (pattern[:-1] if anchored else pattern).split("*")
+    tail = (tuple(pieces), anchored) if pieces or anchored else None
+    return _Compiled(2 * len(pattern) + rule.allow, prefix, tail, rule)
+
+
+class _Table(NamedTuple):
+    """Rules in precedence order, one tuple per attribute."""
+
+    prefixes: tuple[str, ...]
+    tails: tuple[_Tail, ...]
+    precedences: tuple[int, ...]
+    paths: tuple[str, ...]
+    lines: tuple[int, ...]
+
+    @classmethod
+    def of(cls, ordered: list[_Compiled]) -> _Table:
+        return cls(
+            tuple(c.prefix for c in ordered),
+            tuple(c.tail for c in ordered),
+            tuple(c.precedence for c in ordered),
+            tuple(c.rule.path for c in ordered),
+            tuple(c.rule.line for c in ordered),
+        )
+
+    def first_match(self, path: str, indexes: Iterable[int]) -> int | None:
+        """The first (so the best) of the rules at *indexes* that matches *path*."""
+        prefixes, tails = self.prefixes, self.tails
+        for index in indexes:
+            prefix = prefixes[index]
+            if path.startswith(prefix):
+                tail = tails[index]
+                if tail is None or _matches_after_prefix(path, len(prefix), *tail):
+                    return index
+        return None
 
 
 def _matches_after_prefix(path: str, start: int, pieces: tuple[str, ...], anchored: bool) -> bool:
@@ -52,53 +102,62 @@ def _matches_after_prefix(path: str, start: int, pieces: tuple[str, ...], anchor
     return True
 
 
-def _first_match(path: str, ordered: list[_Compiled]) -> _Compiled | None:
-    for compiled in ordered:
-        _, first, pieces, anchored, _ = compiled
-        if path.startswith(first) and (
-            (not pieces and not anchored)
-            or _matches_after_prefix(path, len(first), pieces, anchored)
-        ):
-            return compiled
-    return None
+_NO_RULES = _Table((), (), (), (), ())
 
 
 class Group:
     """The rules that apply to one product token, and its crawl delay."""
 
-    __slots__ = ("_buckets", "_ordered", "agents", "crawl_delay", "rules")
+    __slots__ = ("_buckets", "_rules", "_table", "agents", "crawl_delay")
 
     def __init__(self, agents: tuple[str, ...], rules: list[Rule], crawl_delay: float | None):
         self.agents = agents
-        self.rules = rules
         self.crawl_delay = crawl_delay
-        self._ordered: list[_Compiled] | None = None
-        self._buckets: dict[str, list[_Compiled]] | None = None
+        #: The rules as parsed, until the first check compiles them.
+        self._rules: list[Rule] | None = rules
+        self._table = _NO_RULES
+        self._buckets: dict[str, tuple[int, ...]] | None = None
 
-    def _build(self) -> list[_Compiled]:
-        ordered = sorted(map(_compile, self.rules), key=lambda c: c[0], reverse=True)
+    def _build(self, rules: list[Rule]) -> None:
+        ordered = sorted(map(_compile, rules), key=lambda c: c.precedence, reverse=True)
+        self._table = _Table.of(ordered)
         if len(ordered) >= _BUCKET_FROM:
             # Keyed by the first _KEY characters of the prefix, or by the whole prefix when it
-            # is shorter; sorting first keeps every bucket in precedence order.
-            buckets: dict[str, list[_Compiled]] = {}
-            for compiled in ordered:
-                buckets.setdefault(compiled[1][:_KEY], []).append(compiled)
-            self._buckets = buckets
-        self._ordered = ordered
-        return ordered
+            # is shorter; indexes are added in precedence order, so each bucket stays in it.
+            buckets: dict[str, list[int]] = {}
+            for index, prefix in enumerate(self._table.prefixes):
+                buckets.setdefault(prefix[:_KEY], []).append(index)
+            self._buckets = {key: tuple(indexes) for key, indexes in buckets.items()}
+        self._rules = None
+
+    def allows(self, path: str) -> bool:
+        """Whether a canonical *path* is allowed: no rule matches, or the deciding one allows."""
+        index = self._decide(path)
+        return index is None or bool(self._table.precedences[index] & 1)
 
     def deciding_rule(self, path: str) -> Rule | None:
         """The rule that decides for a canonical *path*, or None when no rule matches."""
-        ordered = self._ordered if self._ordered is not None else self._build()
-        buckets = self._buckets
+        index = self._decide(path)
+        if index is None:
+            return None
+        table = self._table
+        return Rule(bool(table.precedences[index] & 1), table.paths[index], table.lines[index])
+
+    def _decide(self, path: str) -> int | None:
+        """The index of the deciding rule in the group's table."""
+        if self._rules is not None:
+            self._build(self._rules)
+        table, buckets = self._table, self._buckets
         if buckets is None:
-            found = _first_match(path, ordered)
-            return found[4] if found is not None else None
-        best: _Compiled | None = None
+            if not path.startswith(table.prefixes):
+                return None
+            return table.first_match(path, range(len(table.prefixes)))
+        best: int | None = None
         for length in range(min(len(path), _KEY) + 1):
             bucket = buckets.get(path[:length])
             if bucket is not None:
-                found = _first_match(path, bucket)
-                if found is not None and (best is None or found[0] > best[0]):
-                    best = found
-        return best[4] if best is not None else None
+                index = table.first_match(path, bucket)
+                # Indexes follow precedence, and file order among equals: the lowest is best.
+                if index is not None and (best is None or index < best):
+                    best = index
+        return best

@@ -25,7 +25,9 @@ class Clock(Protocol):
     ) -> DelayedCall: ...
 
 
-@dataclass(eq=False)
+# Slots: a cache holds up to ROBOTSTXT_CACHE_SIZE of these, and a per-instance dict would be a
+# good part of each one's size.
+@dataclass(eq=False, slots=True)
 class OriginState:
     """What is known of one origin's robots.txt, and who is waiting for it.
 
