@@ -1,0 +1,77 @@
+"""What every benchmark shares: the corpus, robust statistics, a table, the machine."""
+
+from __future__ import annotations
+
+import math
+import os
+import platform
+import statistics
+import sys
+from collections.abc import Iterable, Sequence
+from importlib.metadata import version
+from pathlib import Path
+
+# Read in place, never copied into the repository.
+CORPUS = Path(__file__).resolve().parents[2] / "shared/corpus/robotstxt"
+
+
+def corpus() -> dict[str, bytes]:
+    """Host → robots.txt body, for every file of the corpus; exits when it is absent."""
+    if not CORPUS.is_dir():
+        sys.exit(f"robots.txt corpus not found at {CORPUS}")
+    return {
+        path.name: path.read_bytes()
+        for path in sorted(CORPUS.iterdir())
+        if path.is_file() and path.suffix != ".md"
+    }
+
+
+def percentile(values: Sequence[float], fraction: float) -> float:
+    """Nearest-rank percentile: a value that was actually measured."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]
+
+
+def median(values: Iterable[float]) -> float:
+    return statistics.median(values)
+
+
+def table(header: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    """A Markdown table, so that the output can be pasted into the README as it is."""
+    lines = [list(header), *([str(cell) for cell in row] for row in rows)]
+    widths = [max(len(str(line[i])) for line in lines) for i in range(len(header))]
+
+    def render(cells: Sequence[object]) -> str:
+        return (
+            "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
+        )
+
+    rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+    return "\n".join([render(lines[0]), rule, *(render(line) for line in lines[1:])])
+
+
+def pin(cpu: int) -> None:
+    """Keep this process on one CPU (an index into the allowed ones, as for a list): the crawl
+    benchmark's server and crawler then never trade places, which made CPU times noisier."""
+    if hasattr(os, "sched_setaffinity"):
+        allowed = sorted(os.sched_getaffinity(0))
+        if len(allowed) > 1:
+            os.sched_setaffinity(0, {allowed[cpu]})
+
+
+def machine() -> str:
+    """One line naming what the figures were measured on."""
+    model = platform.processor() or "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = ", ".join(f"{value:.2f}" for value in os.getloadavg())
+    return (
+        f"{os.cpu_count()} CPUs ({model}), Python {platform.python_version()}, "
+        f"Scrapy {version('scrapy')}, Protego {version('protego')}, "
+        f"parsel {version('parsel')}, lxml {version('lxml')}; load average {load}"
+    )
