@@ -2,17 +2,18 @@
 
 RFC 9309 §2.2.2: the most specific (longest) matching rule decides, and ``allow`` wins a tie.
 Rules are sorted by that precedence (a stable sort: among equals, the rule written first is the
-one that explains a verdict), so within a list the first match is the best one. A rule
-can only match a path that starts with its literal prefix (the text before its first ``*``):
-a small group first asks whether the path starts with any of its prefixes, one C-level
-``str.startswith`` that rules most checks out at once; a large group is split into buckets by
-the first characters of the prefix, so a check looks at a handful of buckets instead of every
-rule. Everything is built on first use: most groups of a file are never selected.
+one that explains a verdict), so within a list the first match is the best one. A rule can only
+match a path that starts with its literal prefix (the text before its first ``*``): a small
+group first asks whether the path starts with any of its prefixes, one C-level
+``str.startswith`` that rules most checks out at once. A large group is indexed (``_Index``) so
+that a check looks at a handful of its rules, however many it has and whatever they say: a
+hostile file may hold tens of thousands of ``/*x…`` rules, checked against 8 KB URLs.
+Everything is built on first use: most groups of a file are never selected.
 
 A cache may hold thousands of origins, each with a compiled group, so a group's compiled rules
 are kept as a few tuples, one entry per rule in each (a ``_Table``), rather than as one object
-per rule, and buckets hold indexes into them; the parsed ``Rule`` is only rebuilt to explain a
-verdict.
+per rule, and the index holds positions in them; the parsed ``Rule`` is only rebuilt to
+explain a verdict.
 """
 
 from __future__ import annotations
@@ -23,9 +24,10 @@ from typing import NamedTuple
 from scrapy_robotsmeta.robotstxt._encoding import canonical_rule_path
 from scrapy_robotsmeta.robotstxt._parser import Rule
 
-# Bucket key length, and the group size from which bucketing beats one scan of all prefixes.
-_KEY = 4
-_BUCKET_FROM = 32
+# The group size from which an index beats one scan of all prefixes; the index's key lengths.
+_INDEX_FROM = 32
+_PREFIX_KEY = 4
+_PIECE_KEY = 3
 
 # What follows a rule's literal prefix: the literal pieces after each "*" and whether the rule
 # ends with "$". None for the common plain rule, which matches every path its prefix starts.
@@ -105,10 +107,61 @@ def _matches_after_prefix(path: str, start: int, pieces: tuple[str, ...], anchor
 _NO_RULES = _Table((), (), (), (), ())
 
 
+class _Index:
+    """Which rules of a large group can match a path, found without looking at the others.
+
+    A rule with a literal piece after a ``*`` is keyed by the first characters of its longest
+    piece, which any path it matches holds: its prefix (most often just ``/``) would select it
+    for every path. Every other rule is keyed by the first characters of its prefix, which a
+    path it matches starts with. Positions are added in precedence order, so each key's list
+    stays in it.
+    """
+
+    __slots__ = ("by_piece", "by_prefix", "piece_key_lengths")
+
+    def __init__(self, table: _Table) -> None:
+        by_prefix: dict[str, list[int]] = {}
+        by_piece: dict[str, list[int]] = {}
+        for index, (prefix, tail) in enumerate(zip(table.prefixes, table.tails, strict=True)):
+            longest = max(tail[0], key=len, default="") if tail is not None else ""
+            if longest:
+                by_piece.setdefault(longest[:_PIECE_KEY], []).append(index)
+            else:
+                by_prefix.setdefault(prefix[:_PREFIX_KEY], []).append(index)
+        self.by_prefix = {key: tuple(indexes) for key, indexes in by_prefix.items()}
+        self.by_piece = {key: tuple(indexes) for key, indexes in by_piece.items()}
+        self.piece_key_lengths = sorted({len(key) for key in by_piece})
+
+    def decide(self, table: _Table, path: str) -> int | None:
+        best: int | None = None
+        for length in range(min(len(path), _PREFIX_KEY) + 1):
+            rules = self.by_prefix.get(path[:length])
+            if rules is not None:
+                index = table.first_match(path, rules)
+                # Positions follow precedence, and file order among equals: the lowest wins.
+                if index is not None and (best is None or index < best):
+                    best = index
+        if self.by_piece:
+            candidates: set[int] = set()
+            for size in self.piece_key_lengths:
+                held = (
+                    set(path)
+                    if size == 1
+                    else {path[start : start + size] for start in range(len(path) - size + 1)}
+                )
+                for key in held & self.by_piece.keys():
+                    candidates.update(self.by_piece[key])
+            better = sorted(i for i in candidates if best is None or i < best)
+            index = table.first_match(path, better)
+            if index is not None:
+                best = index
+        return best
+
+
 class Group:
     """The rules that apply to one product token, and its crawl delay."""
 
-    __slots__ = ("_buckets", "_rules", "_table", "agents", "crawl_delay")
+    __slots__ = ("_index", "_rules", "_table", "agents", "crawl_delay")
 
     def __init__(self, agents: tuple[str, ...], rules: list[Rule], crawl_delay: float | None):
         self.agents = agents
@@ -116,18 +169,13 @@ class Group:
         #: The rules as parsed, until the first check compiles them.
         self._rules: list[Rule] | None = rules
         self._table = _NO_RULES
-        self._buckets: dict[str, tuple[int, ...]] | None = None
+        self._index: _Index | None = None
 
     def _build(self, rules: list[Rule]) -> None:
         ordered = sorted(map(_compile, rules), key=lambda c: c.precedence, reverse=True)
         self._table = _Table.of(ordered)
-        if len(ordered) >= _BUCKET_FROM:
-            # Keyed by the first _KEY characters of the prefix, or by the whole prefix when it
-            # is shorter; indexes are added in precedence order, so each bucket stays in it.
-            buckets: dict[str, list[int]] = {}
-            for index, prefix in enumerate(self._table.prefixes):
-                buckets.setdefault(prefix[:_KEY], []).append(index)
-            self._buckets = {key: tuple(indexes) for key, indexes in buckets.items()}
+        if len(ordered) >= _INDEX_FROM:
+            self._index = _Index(self._table)
         self._rules = None
 
     def allows(self, path: str) -> bool:
@@ -144,20 +192,12 @@ class Group:
         return Rule(bool(table.precedences[index] & 1), table.paths[index], table.lines[index])
 
     def _decide(self, path: str) -> int | None:
-        """The index of the deciding rule in the group's table."""
+        """The position of the deciding rule in the group's table."""
         if self._rules is not None:
             self._build(self._rules)
-        table, buckets = self._table, self._buckets
-        if buckets is None:
-            if not path.startswith(table.prefixes):
-                return None
-            return table.first_match(path, range(len(table.prefixes)))
-        best: int | None = None
-        for length in range(min(len(path), _KEY) + 1):
-            bucket = buckets.get(path[:length])
-            if bucket is not None:
-                index = table.first_match(path, bucket)
-                # Indexes follow precedence, and file order among equals: the lowest is best.
-                if index is not None and (best is None or index < best):
-                    best = index
-        return best
+        table = self._table
+        if self._index is not None:
+            return self._index.decide(table, path)
+        if not path.startswith(table.prefixes):
+            return None
+        return table.first_match(path, range(len(table.prefixes)))
