@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Any, TypeGuard
 from urllib.parse import urljoin
 
+import parsel
 from scrapy.http import HtmlResponse, Response, TextResponse
 from scrapy.utils.response import get_base_url
 from w3lib.url import canonicalize_url
@@ -74,7 +75,10 @@ def rel_nofollow_urls(response: Response) -> frozenset[str]:
         return frozenset()
     if not _parsed(response) and not _may_spell(response, ("nofollow",)):
         return frozenset()
-    base_url = get_base_url(response)
+    try:
+        base_url = get_base_url(response)
+    except ValueError:  # an unusable <base href> is ignored, as browsers ignore it
+        base_url = response.url
     nofollow: set[str] = set()
     followed: set[str] = set()
     for link in _root(response).iter("a", "area"):
@@ -103,7 +107,12 @@ def _parsed(response: TextResponse) -> bool:
 
 def _root(response: TextResponse) -> Any:
     """The lxml root of ``response.selector``, building (and so caching) it when needed."""
-    return response.selector.root
+    try:
+        return response.selector.root
+    except ValueError:
+        # Scrapy cannot build the selector of a page whose <base href> is not a URL; such a
+        # base is ignored, as browsers ignore it, and the page is parsed without it.
+        return parsel.Selector(text=response.text, type="html").root
 
 
 def _may_spell(response: TextResponse, words: tuple[str, ...], after: bytes = b"") -> bool:
