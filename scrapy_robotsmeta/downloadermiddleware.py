@@ -74,7 +74,10 @@ class RobotsTxtMiddleware:
         self._pending: set[OriginState] = set()
         self._tasks: set[Deferred[None]] = set()
         self._closed = False
-        crawler.signals.connect(self._request_scheduled, signals.request_scheduled)
+        # Strongly referenced (the middleware lives as long as the crawler): a weak one is
+        # rebuilt into a bound method on every dispatch, and this one runs for every request
+        # scheduled, duplicates included.
+        crawler.signals.connect(self._request_scheduled, signals.request_scheduled, weak=False)
         crawler.signals.connect(self._spider_idle, signals.spider_idle)
         crawler.signals.connect(self._spider_closed, signals.spider_closed)
         if self.obey_crawl_delay:
