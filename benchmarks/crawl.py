@@ -1,16 +1,19 @@
 """CPU cost of robots handling in a real crawl, against no robots handling and Scrapy's own.
 
-    .venv/bin/python -m benchmarks.crawl [--rounds 5] [--origins 8] [--pages 375]
+    .venv/bin/python -m benchmarks.crawl [--rounds 5] [--origins 8] [--pages 250]
+        [--modes none,addon,builtin]
 
 A server process serves a multi-origin site (benchmarks/_site.py); each crawl runs in a fresh
 crawler process, a CrawlSpider following every link. Each round crawls the site once per
 mode, the order rotating from round to round:
 
-- ``none``: ROBOTS­TXT_OBEY = False, no meta handling (what the other modes are compared to);
+- ``none``: ROBOTSTXT_OBEY = False, no meta handling (what the other modes are compared to);
 - ``addon``: this package through its add-on (robots.txt and page metas);
-- ``builtin``: Scrapy's RobotsTxtMiddleware (Protego), ROBOTSTXT_OBEY = True.
+- ``builtin``: Scrapy's RobotsTxtMiddleware (Protego), ROBOTSTXT_OBEY = True;
+- ``robotstxt`` (on request): the add-on's robots.txt part alone.
 
-CPU is the crawler process' user + system time from spider_opened to spider_closed.
+CPU is the crawler process' user + system time from spider_opened to spider_closed; the
+shares of robots handling are sampled inside each run (benchmarks/_sampler.py).
 """
 
 from __future__ import annotations
