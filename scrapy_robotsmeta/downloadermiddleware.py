@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING, Any
-from weakref import WeakSet
 
 from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
@@ -41,6 +40,8 @@ logger = logging.getLogger(__name__)
 MIN_EXPIRATION = 60.0
 
 _EXEMPT_SCHEMES = ("data:", "file:")
+#: Request meta key set on a request this middleware sent back to be parked.
+REPARKED = "robotstxt_reparked"
 
 
 class RobotsTxtMiddleware:
@@ -68,9 +69,6 @@ class RobotsTxtMiddleware:
         self.download_timeout = settings.getfloat("DOWNLOAD_TIMEOUT")
         self.obey_crawl_delay = settings.getbool("ROBOTSTXT_OBEY_CRAWL_DELAY", False)
         self.cache = OriginCache(settings.getint("ROBOTSTXT_CACHE_SIZE", 10_000))
-        # Requests that went through request_scheduled: those can be parked again when they
-        # reach the downloader before their origin is ready (after an expiry or an eviction).
-        self._scheduled: WeakSet[Request] = WeakSet()
         self._pending: set[OriginState] = set()
         self._tasks: set[Deferred[None]] = set()
         self._closed = False
@@ -149,10 +147,13 @@ class RobotsTxtMiddleware:
             if self._closed:
                 self._count_lost([request])
                 raise IgnoreRequest("crawl closed while robots.txt was pending")
-            if request in self._scheduled:
-                # Put back through the engine to be parked: waiting here would hold a slot.
+            if not request.meta.get(REPARKED):
+                # Waiting here would hold a download slot: send the request back through the
+                # engine, whose request_scheduled parks it (dont_filter: the duplicate filter
+                # saw it already). A request that comes straight back (downloaded with
+                # engine.download_async(), which never schedules) waits here instead.
                 self.stats.inc_value("robotstxt/reparked")
-                return request.replace(dont_filter=True)
+                return request.replace(dont_filter=True, meta={**request.meta, REPARKED: True})
             await maybe_deferred_to_future(state.wait())
 
     # **kwargs: pydispatch then passes the signal's arguments as they are, instead of building
@@ -162,7 +163,6 @@ class RobotsTxtMiddleware:
         if state is None:
             return
         if self._settled(state):
-            self._scheduled.add(request)
             return
         state.parked.append(request)
         self._pending.add(state)

@@ -363,3 +363,30 @@ async def test_hanging_robots_txt_does_not_keep_the_crawl_open_past_the_timeout(
     assert elapsed < 10  # far below the 60 s a single hanging try could take
     assert result.stat("robotstxt/given_up") == 1
     assert result.stat("test/errback_count") == 1
+
+
+@deferred_f_from_coro_f
+async def test_download_async_request_waits_for_a_pending_origin(
+    site: Site, other_site: Site
+) -> None:
+    """engine.download_async() never schedules: such a request, sent back once, comes straight
+    back and waits in the downloader for its verdict instead of looping."""
+    site.add({"/robots.txt": static(""), "/start": html("start")})
+    other_site.add({"/robots.txt": delayed(0.3, static(RULES)), "/ok": html("ok")})
+    outcomes: list[str] = []
+
+    class DirectSpider(ListSpider):
+        async def parse_page(self, response: Any) -> Any:
+            engine = self.crawler.engine
+            page = await engine.download_async(Request(other_site.url("/ok")))
+            outcomes.append(f"{page.status}")
+            try:
+                await engine.download_async(Request(other_site.url("/private")))
+            except IgnoreRequest as exc:
+                outcomes.append(str(exc))
+            yield {"url": response.url}
+
+    result = await crawl([site.url("/start")], spider_cls=DirectSpider)
+    assert outcomes == ["200", "Forbidden by robots.txt: Disallow: /private (line 2, group *)"]
+    assert other_site.hits["/robots.txt"] == 1
+    assert result.stat("robotstxt/reparked") == 1
