@@ -15,7 +15,7 @@ import re
 import time
 import tracemalloc
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 import pytest_twisted
@@ -25,6 +25,8 @@ from scrapy import Request, signals
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import deferred_f_from_coro_f
 from twisted.internet.task import Clock
+from twisted.web import server
+from twisted.web.server import NOT_DONE_YET
 
 from scrapy_robotsmeta import RobotsTxt, RobotsTxtMiddleware
 from scrapy_robotsmeta.robotstxt import MAX_BYTES
@@ -284,11 +286,34 @@ async def test_crawl_closed_during_a_robots_txt_download_closes_cleanly(
 
 @deferred_f_from_coro_f
 async def test_1000_requests_to_a_new_origin_one_fetch_every_request_checked(site: Site) -> None:
-    site.add({"/robots.txt": delayed(0.2, static("User-agent: *\nDisallow: /private/\n"))})
+    """robots.txt answers only once all 1,000 requests wait for it, however long the crawler
+    takes to schedule them."""
+    crawler = make_crawler(ListSpider)
+    rules = static("User-agent: *\nDisallow: /private/\n")
+    held: list[server.Request] = []
+
+    def hold(request: server.Request) -> int:
+        held.append(request)
+        release_when_all_wait()
+        return NOT_DONE_YET
+
+    def release_when_all_wait() -> None:
+        from twisted.internet import reactor  # noqa: PLC0415 (the installed reactor)
+
+        assert crawler.stats is not None
+        if crawler.stats.get_value("robotstxt/parked", 0) < 1000:
+            later: Any = reactor.callLater  # typed as the interface's unbound method
+            later(0.01, release_when_all_wait)
+            return
+        for request in held:
+            request.write(cast(bytes, rules(request)))
+            request.finish()
+
+    site.add({"/robots.txt": hold})
     private = [site.url(f"/private/{i}") for i in range(900)]
     public = [site.url(f"/public/{i}") for i in range(100)]
     site.add({f"/public/{i}": html("ok") for i in range(100)})
-    result = await crawl(private + public, spider_cls=ListSpider)
+    result = await crawl(private + public, crawler=crawler)
     assert site.hits["/robots.txt"] == 1
     assert result.stat("robotstxt/request_count") == 1
     assert result.stat("robotstxt/parked") == 1000
@@ -313,9 +338,9 @@ async def test_expired_origin_is_refreshed_while_others_keep_crawling(
     site: Site, other_site: Site, clock: Clock
 ) -> None:
     """Origin A's robots.txt (max-age 600) expires 700 s into the crawl; B's (24 h) does not.
-    A's refresh takes 0.5 s: B's pages are fetched meanwhile, A's wait for it and obey the
+    A's refresh takes 1 s: B's pages are fetched meanwhile, A's wait for it and obey the
     refreshed rules."""
-    refresh_delay = 0.5
+    refresh_delay = 1.0
     first = static("User-agent: *\nDisallow:\n", headers={"Cache-Control": "max-age=600"})
     refreshed_rules = delayed(refresh_delay, static("User-agent: *\nDisallow: /p\n"))
     site.add({"/robots.txt": sequence(first, refreshed_rules)})
