@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from scrapy_robotsmeta.robotstxt._encoding import canonical_url_path, plain_url_path
 from scrapy_robotsmeta.robotstxt._matcher import Group
 from scrapy_robotsmeta.robotstxt._parser import MAX_BYTES, Rule, parse_file
+from scrapy_robotsmeta.robotstxt.origin import SCHEME_AUTHORITY
 from scrapy_robotsmeta.useragent import product_token
 
 __all__ = ["MAX_BYTES", "RobotsTxt", "Rule", "Verdict"]
-
-# Where the path starts: after "scheme://authority", which ends at the first "/", "?" or "#".
-_AUTHORITY = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*")
 
 
 @dataclass(frozen=True)
@@ -30,7 +27,7 @@ def _path_of(url: str) -> str:
     plain = plain_url_path(url)
     if plain is not None:
         return plain
-    authority = _AUTHORITY.match(url)
+    authority = SCHEME_AUTHORITY.match(url)
     path = url[authority.end() :] if authority else url
     fragment = path.find("#")
     if fragment >= 0:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from scrapy_robotsmeta.robotstxt.origin import SCHEME_AUTHORITY
+
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
 # Characters a canonical path keeps as they are: unreserved and reserved (RFC 3986 §2.2-2.3),
@@ -17,7 +19,7 @@ _KEEP = r"A-Za-z0-9\-._~:/?#\[\]@!&'()+,;="
 _CANONICAL_URL_PATH = re.compile(f"[{_KEEP}]*")
 # An absolute URL whose path and query are canonical already and that has no fragment: most
 # URLs a crawler checks. Group 1 is the path and query.
-_PLAIN_URL = re.compile(f"[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*(/[{_KEEP.replace('#', '')}]*)")
+_PLAIN_URL = re.compile(f"{SCHEME_AUTHORITY.pattern}(/[{_KEEP.replace('#', '')}]*)")
 _CANONICAL_RULE_PATH = re.compile(f"[{_KEEP}*]*")
 # Everything that needs rewriting: a %XX escape, a stray "%", or a character outside _KEEP.
 _REWRITE = re.compile(f"%[0-9A-Fa-f]{{2}}|[^{_KEEP}]")

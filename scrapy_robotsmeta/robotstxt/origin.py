@@ -8,8 +8,8 @@ from typing import NamedTuple
 from urllib.parse import SplitResult, urlsplit
 
 _DEFAULT_PORTS = {"http": 80, "https": 443, "ftp": 21}
-# "scheme://authority": all of a URL that its origin depends on.
-_SCHEME_AUTHORITY = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*")
+# "scheme://authority": all of a URL that its origin depends on; its path starts after it.
+SCHEME_AUTHORITY = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*")
 
 
 class Origin(NamedTuple):
@@ -31,7 +31,7 @@ class Origin(NamedTuple):
 def origin_of(url: str) -> Origin | None:
     """The origin of *url*: scheme and host lowercased, an IDN host in punycode, the default
     port made explicit. None for a URL without a host or with an invalid port."""
-    prefix = _SCHEME_AUTHORITY.match(url)
+    prefix = SCHEME_AUTHORITY.match(url)
     if prefix is None:
         return _origin_of_parts(urlsplit(url))
     # Every request of a crawl asks this, and the requests of one origin share their prefix:
