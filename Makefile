@@ -1,4 +1,5 @@
-# Everything a fresh clone needs is installed here: `make test` and `make demo` are the only entry points.
+# Everything a fresh clone needs is installed here: `make test`, `make demo` and `make bench`
+# need nothing else.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -8,7 +9,6 @@ STAMP := $(VENV)/.installed
 
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
@@ -23,6 +23,13 @@ test: lint
 # The example project needs nothing beyond the package, which $(STAMP) installs.
 demo: $(STAMP)
 	$(BIN)/python example_project/run_demo.py
+
+# Scripts that print tables, not tests: about 13 minutes in all (see benchmarks/README.md).
+bench: $(STAMP)
+	$(BIN)/python -m benchmarks.matcher
+	$(BIN)/python -m benchmarks.meta
+	$(BIN)/python -m benchmarks.crawl
+	$(BIN)/python -m benchmarks.memory
 
 clean:
 	rm -rf $(VENV) build *.egg-info

