@@ -72,6 +72,8 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
         self._drop_noindex = settings.getbool("ROBOTSMETA_DROP_NOINDEX", False)
         self._token = CrawlerToken.from_settings(settings)
         self._warned_item_classes: set[type] = set()
+        self._recent_response: Response | None = None
+        self._recent_page = _Page(self)
 
     def process_spider_input(self, response: Response, spider: Spider | None = None) -> None:
         # Only registers the response: reading waits until someone needs the directives, by
@@ -113,9 +115,14 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
         return item
 
     def _page(self, response: Response) -> _Page:
+        # Everything a callback yields asks for its page: the last one answers most of them
+        # without the weak-key lookup (which builds a weak reference per call).
+        if response is self._recent_response:
+            return self._recent_page
         page = _PAGES.get(response)
         if page is None:
             page = _PAGES[response] = _Page(self)
+        self._recent_response, self._recent_page = response, page
         return page
 
     def _read(self, response: Response) -> Directives:
