@@ -4,10 +4,13 @@ The data flows one way: a request's origin → that origin's state in the cache 
 with redirects and retries handled here) → a verdict → the request goes on, waits, or is
 dropped with its reason logged and counted.
 
-Requests of an origin whose robots.txt is not known yet are *parked*: a ``request_scheduled``
-handler keeps them out of the scheduler, so they hold no download slot while they wait, and
-puts them back through ``engine.crawl()`` once the origin is ready. They never reached the
-duplicate filter, so it lets them through then. Only the robots.txt download holds a slot.
+Requests of an origin whose robots.txt is not known yet are *parked*, so that they hold no
+download slot while they wait; only the robots.txt download holds one. The first request of an
+origin finds it unknown in ``process_request`` and is sent back through ``engine.crawl()``;
+from then until no origin is pending, a ``request_scheduled`` handler keeps that origin's
+requests out of the scheduler, before its duplicate filter sees them, and puts them back
+through ``engine.crawl()`` once the origin is ready. While every known origin is settled the
+handler is disconnected: a crawl pays nothing per scheduled request for it.
 """
 
 from __future__ import annotations
@@ -72,10 +75,7 @@ class RobotsTxtMiddleware:
         self._pending: set[OriginState] = set()
         self._tasks: set[Deferred[None]] = set()
         self._closed = False
-        # Strongly referenced (the middleware lives as long as the crawler): a weak one is
-        # rebuilt into a bound method on every dispatch, and this one runs for every request
-        # scheduled, duplicates included.
-        crawler.signals.connect(self._request_scheduled, signals.request_scheduled, weak=False)
+        self._parking = False
         crawler.signals.connect(self._spider_idle, signals.spider_idle)
         crawler.signals.connect(self._spider_closed, signals.spider_closed)
         if self.obey_crawl_delay:
@@ -149,9 +149,10 @@ class RobotsTxtMiddleware:
                 raise IgnoreRequest("crawl closed while robots.txt was pending")
             if not request.meta.get(REPARKED):
                 # Waiting here would hold a download slot: send the request back through the
-                # engine, whose request_scheduled parks it (dont_filter: the duplicate filter
-                # saw it already). A request that comes straight back (downloaded with
-                # engine.download_async(), which never schedules) waits here instead.
+                # engine, to be parked by request_scheduled, which is listened to while an
+                # origin is pending (dont_filter: the duplicate filter saw it already). A
+                # request that comes straight back (downloaded with engine.download_async(),
+                # which never schedules) waits here instead.
                 self.stats.inc_value("robotstxt/reparked")
                 return request.replace(dont_filter=True, meta={**request.meta, REPARKED: True})
             await maybe_deferred_to_future(state.wait())
@@ -174,6 +175,15 @@ class RobotsTxtMiddleware:
     # -- fetching --------------------------------------------------------------------------
 
     def _fetch(self, state: OriginState) -> None:
+        self._pending.add(state)
+        if not self._parking:
+            # Strongly referenced (the middleware lives as long as the crawler): a weak
+            # reference is rebuilt into a bound method on every dispatch, and this handler
+            # runs for every request scheduled, duplicates included.
+            self.crawler.signals.connect(
+                self._request_scheduled, signals.request_scheduled, weak=False
+            )
+            self._parking = True
         state.fetching = True
         state.fetch_started = self.clock.seconds()
         task = deferred_from_coro(self._fetch_and_apply(state))
@@ -346,6 +356,8 @@ class RobotsTxtMiddleware:
 
     def _release(self, state: OriginState) -> None:
         self._pending.discard(state)
+        if not self._pending:
+            self._stop_parking()
         parked = state.wake()
         if self._closed:
             self._count_lost(parked)
@@ -376,6 +388,12 @@ class RobotsTxtMiddleware:
             state.stop_timers()
             self._count_lost(state.wake())
         self._pending.clear()
+        self._stop_parking()
+
+    def _stop_parking(self) -> None:
+        if self._parking:
+            self.crawler.signals.disconnect(self._request_scheduled, signals.request_scheduled)
+            self._parking = False
 
     def _count_lost(self, requests: list[Request]) -> None:
         if not requests:

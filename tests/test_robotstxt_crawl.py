@@ -50,6 +50,10 @@ async def test_2xx_rules_apply(site: Site) -> None:
     assert result.stat("robotstxt/forbidden") == 2
     assert site.hits["/robots.txt"] == 1
     assert result.stat("robotstxt/outcome/rules") == 1
+    # Once every origin is settled, nothing listens to request_scheduled any more.
+    middleware = result.crawler.get_downloader_middleware(RobotsTxtMiddleware)
+    assert middleware is not None
+    assert not middleware._parking
 
 
 @deferred_f_from_coro_f
@@ -388,5 +392,6 @@ async def test_download_async_request_waits_for_a_pending_origin(
 
     result = await crawl([site.url("/start")], spider_cls=DirectSpider)
     assert outcomes == ["200", "Forbidden by robots.txt: Disallow: /private (line 2, group *)"]
-    assert other_site.hits["/robots.txt"] == 1
-    assert result.stat("robotstxt/reparked") == 1
+    assert other_site.hits["/robots.txt"] == other_site.hits["/ok"] == 1
+    # Sent back once each, on reaching an unknown origin: the start request and /ok.
+    assert result.stat("robotstxt/reparked") == 2
