@@ -392,7 +392,10 @@ class RobotsTxtMiddleware:
 
     def _stop_parking(self) -> None:
         if self._parking:
-            self.crawler.signals.disconnect(self._request_scheduled, signals.request_scheduled)
+            # weak=False as when connected: pydispatch silently keeps a receiver otherwise.
+            self.crawler.signals.disconnect(
+                self._request_scheduled, signals.request_scheduled, weak=False
+            )
             self._parking = False
 
     def _count_lost(self, requests: list[Request]) -> None:
