@@ -357,8 +357,12 @@ async def test_expired_origin_is_refreshed_while_others_keep_crawling(
 
         def a_started(self, response: Any) -> Any:
             clock.advance(700)
-            yield Request(site.url("/p1"), callback=self.parse_page, errback=self.on_error)
-            yield Request(site.url("/q1"), callback=self.parse_page)
+            # A's requests first: reaching the downloader, they find A expired and start the
+            # refresh; B's pages come after them.
+            yield Request(
+                site.url("/p1"), callback=self.parse_page, errback=self.on_error, priority=1
+            )
+            yield Request(site.url("/q1"), callback=self.parse_page, priority=1)
             for i in range(30):
                 yield Request(other_site.url(f"/b/{i}"), callback=self.parse_page)
 
