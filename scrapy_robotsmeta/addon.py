@@ -20,7 +20,7 @@ logger = logging.getLogger(__name__)
 SPIDER_MIDDLEWARE_PRIORITY = 950
 
 
-def _entry(
+def component_entry(
     components: Mapping[Any, Any], cls: type, subclasses: bool = False
 ) -> tuple[Any, Any] | None:
     """The (key, priority) under which *cls* (or, if asked, a subclass) appears, whether keyed
@@ -45,16 +45,16 @@ class Addon:
     def update_settings(self, settings: BaseSettings) -> None:
         self._replace_robotstxt(settings)
         spider_mws = settings["SPIDER_MIDDLEWARES"]
-        if _entry(spider_mws, RobotsMetaMiddleware, subclasses=True) is None:
+        if component_entry(spider_mws, RobotsMetaMiddleware, subclasses=True) is None:
             spider_mws.set(RobotsMetaMiddleware, SPIDER_MIDDLEWARE_PRIORITY, priority="addon")
 
     @staticmethod
     def _replace_robotstxt(settings: BaseSettings) -> None:
         custom = settings["DOWNLOADER_MIDDLEWARES"]
-        builtin = _entry(custom, Builtin) or _entry(
+        builtin = component_entry(custom, Builtin) or component_entry(
             settings["DOWNLOADER_MIDDLEWARES_BASE"], Builtin
         )
-        if _entry(custom, RobotsTxtMiddleware, subclasses=True) is not None:
+        if component_entry(custom, RobotsTxtMiddleware, subclasses=True) is not None:
             if builtin is not None:
                 custom.set(builtin[0], None, priority="addon")
             return

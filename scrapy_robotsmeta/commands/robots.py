@@ -12,7 +12,7 @@ from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.datatypes import SequenceExclude
 from w3lib.url import is_url
 
-from scrapy_robotsmeta.addon import Addon, _entry
+from scrapy_robotsmeta.addon import Addon, component_entry
 from scrapy_robotsmeta.commands.report import EXIT_ERROR, Check, Page, Report
 from scrapy_robotsmeta.downloadermiddleware import RobotsTxtMiddleware
 from scrapy_robotsmeta.pagemeta import header_values, meta_contents
@@ -120,7 +120,7 @@ class Command(ScrapyCommand):
             notes.append("ROBOTSTXT_OBEY is False here: a crawl would not check robots.txt")
         # The command explains the package's decision, whatever the project does by default.
         settings.set("ROBOTSTXT_OBEY", True, priority="cmdline")
-        if _entry(settings["ADDONS"], Addon) is None:
+        if component_entry(settings["ADDONS"], Addon) is None:
             settings["ADDONS"].set(Addon, 0, priority="cmdline")
         if opts.user_agent:
             settings.set("USER_AGENT", opts.user_agent, priority="cmdline")
