@@ -414,8 +414,10 @@ class RobotsTxtMiddleware:
         origin = origin_of(request.url)
         if origin is None:
             return
-        state = self.cache.get(origin)
-        if state.rules is None:
+        # peek, not get: a request that is not checked (robots.txt itself, dont_obey_robotstxt)
+        # must not add an empty origin to the cache, nor push a real one out of it.
+        state = self.cache.peek(origin)
+        if state is None or state.rules is None:
             return
         delay = state.rules.crawl_delay(self.token.for_request(request))
         slot = self.crawler.engine.downloader.slots.get(request.meta.get("download_slot", ""))
