@@ -2,6 +2,10 @@
 
 RFC 9309 §2.2.2: octets outside ASCII are compared percent-encoded (UTF-8), a percent-encoded
 unreserved character is compared as the character itself, and hex digits are case-insensitive.
+Printable ASCII is compared as written, on both sides: a rule's literal space, ``{``, ``}`` or
+``|`` only matches that same character in a URL, never its escape (Google reads it so too).
+Control characters are the exception: no URL can hold one literally, so a rule's control byte
+is compared percent-encoded, as the byte it is, like any byte outside ASCII.
 RFC 9309 §2.2.3: a literal "*" or "$" in a URL is matched by "%2A" or "%24" in a rule.
 """
 
@@ -13,16 +17,18 @@ from scrapy_robotsmeta.robotstxt.origin import SCHEME_AUTHORITY
 
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
-# Characters a canonical path keeps as they are: unreserved and reserved (RFC 3986 §2.2-2.3),
-# except "*" and "$", which only rules may use as operators.
-_KEEP = r"A-Za-z0-9\-._~:/?#\[\]@!&'()+,;="
+# Characters a canonical path keeps as they are: printable ASCII, except "%" (which may start
+# an escape to normalise) and "*" and "$", which only rules may use as operators.
+_KEEP_BUT_HASH = r"\x20-\x22\x26-\x29\x2b-\x7e"
+_KEEP = _KEEP_BUT_HASH + "#"
 _CANONICAL_URL_PATH = re.compile(f"[{_KEEP}]*")
 # An absolute URL whose path and query are canonical already and that has no fragment: most
 # URLs a crawler checks. Group 1 is the path and query.
-_PLAIN_URL = re.compile(f"{SCHEME_AUTHORITY.pattern}(/[{_KEEP.replace('#', '')}]*)")
+_PLAIN_URL = re.compile(f"{SCHEME_AUTHORITY.pattern}(/[{_KEEP_BUT_HASH}]*)")
 _CANONICAL_RULE_PATH = re.compile(f"[{_KEEP}*]*")
-# Everything that needs rewriting: a %XX escape, a stray "%", or a character outside _KEEP.
-_REWRITE = re.compile(f"%[0-9A-Fa-f]{{2}}|[^{_KEEP}]")
+# Everything that needs rewriting: a %XX escape, a character outside printable ASCII, or a
+# literal "*" or "$". A "%" that starts no escape stays as written, as any other ASCII does.
+_REWRITE = re.compile(r"%[0-9A-Fa-f]{2}|[^\x20-\x7e]|[*$]")
 
 
 def _rewrite(match: re.Match[str]) -> str:

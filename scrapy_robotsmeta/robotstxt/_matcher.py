@@ -18,7 +18,7 @@ explain a verdict.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from scrapy_robotsmeta.robotstxt._encoding import canonical_rule_path
@@ -41,8 +41,18 @@ class _Compiled(NamedTuple):
     rule: Rule
 
 
-def _compile(rule: Rule) -> _Compiled:
+def _compile(rule: Rule) -> Iterator[_Compiled]:
     pattern = canonical_rule_path(rule.path)
+    yield _compile_pattern(pattern, rule)
+    if rule.allow:
+        # Googlebot reads "Allow: /dir/index.html" (or index.htm…) as allowing "/dir/" too, the
+        # URL that serves that page, and only it: it adds "Allow: /dir/$" under the same line.
+        slash = pattern.rfind("/")
+        if slash >= 0 and pattern.startswith("/index.htm", slash):
+            yield _compile_pattern(pattern[: slash + 1] + "$", rule)
+
+
+def _compile_pattern(pattern: str, rule: Rule) -> _Compiled:
     anchored = pattern.endswith("$")
     prefix, *pieces = (pattern[:-1] if anchored else pattern).split("*")
     tail = (tuple(pieces), anchored) if pieces or anchored else None
@@ -172,7 +182,8 @@ class Group:
         self._index: _Index | None = None
 
     def _build(self, rules: list[Rule]) -> None:
-        ordered = sorted(map(_compile, rules), key=lambda c: c.precedence, reverse=True)
+        compiled = [each for rule in rules for each in _compile(rule)]
+        ordered = sorted(compiled, key=lambda c: c.precedence, reverse=True)
         self._table = _Table.of(ordered)
         if len(ordered) >= _INDEX_FROM:
             self._index = _Index(self._table)

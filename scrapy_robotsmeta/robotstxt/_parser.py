@@ -1,4 +1,9 @@
-"""robots.txt bytes → groups of rules, as RFC 9309 §2.1-2.2 and Google's parser read them."""
+"""robots.txt bytes → groups of rules, as RFC 9309 §2.1-2.2 and Google's parser read them.
+
+Where Googlebot reads more than RFC 9309 says, and what site owners test their files against
+reads the same, this parser reads as Googlebot: a line whose colon was forgotten
+(``disallow /``) and a line longer than Google's limit (cut at it).
+"""
 
 from __future__ import annotations
 
@@ -13,6 +18,15 @@ MAX_BYTES = 512_000
 _BOM = b"\xef\xbb\xbf"
 # RFC 9309 §2.2.1: the product token of a user-agent line is its leading run of these.
 _AGENT = re.compile(r"[A-Za-z_-]+")
+# Googlebot keeps the first 16,663 bytes of a line (its buffer is 8 x 2,083, the longest URL it
+# handles, with one byte for the terminator) and ignores the rest of the line.
+MAX_LINE_BYTES = 8 * 2083 - 1
+# A line of fewer characters cannot hold more bytes than that, however it is encoded.
+_SHORT_LINE = MAX_LINE_BYTES // 4
+# Googlebot's reading of a line that has no colon: exactly two words, a key and its value.
+_TWO_WORDS = re.compile(r"[ \t]*([^ \t]+)[ \t]+([^ \t]+)[ \t]*")
+# Whitespace after "*" as Google's parser sees it: "* anything" still names every crawler.
+_SPACE = " \t\v\f"
 
 
 class Rule(NamedTuple):
@@ -40,10 +54,34 @@ class ParsedFile:
 
 
 def _agent_of(value: str) -> str | None:
-    if value.startswith("*"):
+    """The agent a user-agent line names: ``*``, a product token, or None for no crawler.
+
+    Only a ``*`` that stands alone is the global agent: ``*WordPress*`` is not a product token,
+    so (as Googlebot reads it) its group applies to no crawler, rather than to every one.
+    """
+    if value[:1] == "*" and value[1:2] in ("", *_SPACE):
         return "*"
     match = _AGENT.match(value)
     return match.group().lower() if match else None
+
+
+def _key_and_value(line: str) -> tuple[str, str] | None:
+    colon = line.find(":")
+    if colon >= 0:
+        return line[:colon].strip(" \t").lower(), line[colon + 1 :].strip(" \t")
+    # Googlebot: a forgotten colon ("disallow /") is read as one, when the line is two words.
+    words = _TWO_WORDS.fullmatch(line)
+    return (words.group(1).lower(), words.group(2)) if words else None
+
+
+def _cut(line: str) -> str:
+    """The part of *line* that Googlebot reads: its first MAX_LINE_BYTES bytes."""
+    if len(line) <= _SHORT_LINE:
+        return line
+    raw = line.encode("utf-8", "surrogateescape")
+    if len(raw) <= MAX_LINE_BYTES:
+        return line
+    return raw[:MAX_LINE_BYTES].decode("utf-8", "surrogateescape")
 
 
 def _crawl_delay(value: str) -> float | None:
@@ -76,15 +114,15 @@ def parse_file(body: bytes) -> ParsedFile:
     group_has_rules = False
 
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    for number, line in enumerate(lines, 1):
+    for number, whole_line in enumerate(lines, 1):
+        line = _cut(whole_line)
         comment = line.find("#")
         if comment >= 0:
-            line = line[:comment]  # noqa: PLW2901
-        colon = line.find(":")
-        if colon < 0:
+            line = line[:comment]
+        key_and_value = _key_and_value(line)
+        if key_and_value is None:
             continue
-        key = line[:colon].strip(" \t").lower()
-        value = line[colon + 1 :].strip(" \t")
+        key, value = key_and_value
         if key == "user-agent":
             if group is None or group_has_rules:
                 group = GroupSpec()
