@@ -1,10 +1,17 @@
 """scrapy-robotsmeta: robots.txt (RFC 9309) and page-level robots directives for Scrapy."""
 
+from importlib.metadata import PackageNotFoundError, version
+
 from scrapy_robotsmeta.addon import Addon
 from scrapy_robotsmeta.directives import Directives
 from scrapy_robotsmeta.downloadermiddleware import RobotsTxtMiddleware
 from scrapy_robotsmeta.robotstxt import RobotsTxt, Rule, Verdict
 from scrapy_robotsmeta.spidermiddleware import RobotsMetaMiddleware, directives_for
+
+try:
+    __version__ = version("scrapy-robotsmeta")
+except PackageNotFoundError:  # imported from a source tree that was never installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "Addon",
@@ -14,5 +21,6 @@ __all__ = [
     "RobotsTxtMiddleware",
     "Rule",
     "Verdict",
+    "__version__",
     "directives_for",
 ]

@@ -37,6 +37,21 @@ def _path_of(url: str) -> str:
     return canonical_url_path(path)
 
 
+def _bytes_of(body: object) -> bytes:
+    # Checked whatever the annotation says: a caller passing None or a Response deserves to be
+    # told so, not an error from deep inside the parser.
+    if isinstance(body, bytes):
+        return body
+    if isinstance(body, str):
+        # surrogatepass: any text (lone surrogates included) has bytes to read.
+        return body.encode("utf-8", "surrogatepass")
+    if isinstance(body, (bytearray, memoryview)):
+        return bytes(body)
+    raise TypeError(
+        f"RobotsTxt.parse() takes the robots.txt body as bytes or str, not {type(body).__name__}"
+    )
+
+
 class RobotsTxt:
     """The parsed rules of one robots.txt file. Build it with :meth:`parse`."""
 
@@ -49,9 +64,13 @@ class RobotsTxt:
         self.truncated = truncated
 
     @classmethod
-    def parse(cls, body: bytes) -> RobotsTxt:
-        """Parse a robots.txt body. Never raises: unreadable lines are skipped."""
-        parsed = parse_file(body)
+    def parse(cls, body: bytes | bytearray | memoryview | str) -> RobotsTxt:
+        """Parse a robots.txt body: its bytes, or text (``response.text``), read as UTF-8.
+
+        Never raises on any content (unreadable lines are skipped); anything but bytes or
+        ``str`` is a ``TypeError``.
+        """
+        parsed = parse_file(_bytes_of(body))
         members: dict[str, list[int]] = {}
         for index, spec in enumerate(parsed.groups):
             for agent in spec.agents:
