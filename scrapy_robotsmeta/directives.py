@@ -90,16 +90,20 @@ class Reading(NamedTuple):
     ignored: tuple[str, ...]
 
 
-def read_rules(header_values: Iterable[str], meta_contents: Iterable[str], token: str) -> Reading:
-    """Merge every X-Robots-Tag value and every meta content that applies to *token*.
+def read_rules(
+    header_values: Iterable[str], meta_contents: Iterable[str], crawler: str
+) -> Reading:
+    """Merge every X-Robots-Tag value and every meta content that applies to *crawler*.
 
     *meta_contents* are the contents of the metas already chosen by name (``robots`` or the
-    token): a meta's scope is its ``name`` attribute. *token* is the lowercased product token.
+    crawler's): a meta's scope is its ``name`` attribute. *crawler* is the crawler's lowercased
+    name as it writes it (``archive.org_bot``), not its robots.txt token (``archive``): RFC 9309's
+    token alphabet governs robots.txt lines, not meta names nor header scopes.
     """
     merge = _Merge()
     for value in header_values:
         for scope, name, argument in _rules(value, scoped=True):
-            if scope is None or scope == token:
+            if scope is None or scope == crawler:
                 merge.add(name, argument)
     for content in meta_contents:
         for scope, name, argument in _rules(content, scoped=False):

@@ -50,11 +50,12 @@ def is_html(response: Response) -> TypeGuard[TextResponse]:
     return content_type.split(b";", 1)[0].strip().lower() in _HTML_MEDIA_TYPES
 
 
-def meta_contents(response: Response, token: str) -> list[str]:
-    """The ``content`` of every ``<meta name="robots">`` and ``<meta name="TOKEN">``, in order."""
+def meta_contents(response: Response, crawler: str) -> list[str]:
+    """The ``content`` of every ``<meta name="robots">`` and of every meta named after the
+    *crawler* (its lowercased name, ``archive.org_bot``), in document order."""
     if not is_html(response):
         return []
-    names = ("robots", token) if token else ("robots",)
+    names = ("robots", crawler) if crawler else ("robots",)
     if not _parsed(response) and not _may_spell(response, names, after=b"<meta"):
         return []
     contents = []

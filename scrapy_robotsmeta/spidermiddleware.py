@@ -70,7 +70,7 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
         self._obey_nofollow = settings.getbool("ROBOTSMETA_OBEY_NOFOLLOW", True)
         self._obey_rel_nofollow = settings.getbool("ROBOTSMETA_OBEY_REL_NOFOLLOW", False)
         self._drop_noindex = settings.getbool("ROBOTSMETA_DROP_NOINDEX", False)
-        self._token = CrawlerToken.from_settings(settings)
+        self._crawler = CrawlerToken.from_settings(settings)
         self._warned_item_classes: set[type] = set()
         self._recent_response: Response | None = None
         self._recent_page = _Page(self)
@@ -127,8 +127,8 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
 
     def _read(self, response: Response) -> Directives:
         try:
-            token = self._token.for_request(response.request)
-            reading = read_rules(header_values(response), meta_contents(response, token), token)
+            name = self._crawler.name_for_request(response.request)
+            reading = read_rules(header_values(response), meta_contents(response, name), name)
         except Exception:  # a page must never break the crawl; the traceback is for a bug report
             self._stats.inc_value("robotsmeta/read_error")
             logger.exception(

@@ -1,4 +1,9 @@
-"""The crawler's product token: the name robots.txt groups and bot-named metas are matched to."""
+"""The crawler's name, the one definition of the package, and the robots.txt token taken from it.
+
+Page-level rules (``<meta name="NAME">``, ``X-Robots-Tag: NAME: …``) address a crawler by its
+name as it writes it (``archive.org_bot``); robots.txt ``User-agent`` lines by an RFC 9309
+product token, the name cut to letters, ``_`` and ``-`` (``archive``).
+"""
 
 from __future__ import annotations
 
@@ -8,45 +13,70 @@ from functools import lru_cache
 from scrapy import Request
 from scrapy.settings import BaseSettings
 
-# RFC 9309 §2.2.1: a product token is made of letters, "_" and "-" only.
-_TOKEN = re.compile(r"[A-Za-z_-]*")
+# An HTTP product name (RFC 9110 §5.6.2 "token"): what a User-Agent calls its software.
+_NAME = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+_FIRST_PRODUCT = re.compile(rf"\s*({_NAME})")
 # "compatible; Name/x.y" may open the comment or follow other items in it, as in
 # "(KHTML, like Gecko; compatible; bingbot/2.0; …)".
-_COMPATIBLE = re.compile(r"[(;]\s*compatible\s*;\s*([^;/)\s]+)", re.IGNORECASE)
+_COMPATIBLE = re.compile(rf"[(;]\s*compatible\s*;\s*({_NAME})", re.IGNORECASE)
+# RFC 9309 §2.2.1: a product token is made of letters, "_" and "-" only.
+_RFC9309_TOKEN = re.compile(r"[A-Za-z_-]*")
+
+
+@lru_cache(maxsize=256)
+def crawler_name(user_agent: str) -> str:
+    """The crawler's name in a bare name or a full User-Agent header, lowercased.
+
+    ``Mozilla/5.0 (compatible; MyCrawler/1.0; +https://example.com)`` names its crawler after
+    ``compatible;`` in a comment; any other header names it as its first product, before ``/``.
+    """
+    found = _COMPATIBLE.search(user_agent) or _FIRST_PRODUCT.match(user_agent)
+    return found.group(1).lower() if found else ""
+
+
+def rfc9309_token(name: str) -> str:
+    """The RFC 9309 product token of a name: its leading run of letters, ``_`` and ``-``,
+    lowercased. The same cut applies to robots.txt ``User-agent`` values."""
+    match = _RFC9309_TOKEN.match(name)
+    return match.group().lower() if match else ""
 
 
 @lru_cache(maxsize=256)
 def product_token(user_agent: str) -> str:
-    """Reduce a bare token or a full User-Agent header to its product token, lowercased.
-
-    ``Mozilla/5.0 (compatible; MyCrawler/1.0; +https://example.com)`` names its crawler after
-    ``compatible;`` in a comment; any other header names it as its first product, before ``/``.
-    The name is then cut to its leading run of ``[A-Za-z_-]``, the same cut that is applied
-    to the ``User-agent`` lines of robots.txt, so that both sides compare the same way.
-    """
-    compatible = _COMPATIBLE.search(user_agent)
-    name = compatible.group(1) if compatible else user_agent.strip().split("/", 1)[0]
-    match = _TOKEN.match(name.strip())
-    return match.group(0).lower() if match else ""
+    """The robots.txt product token of a bare token or a full User-Agent header."""
+    return rfc9309_token(crawler_name(user_agent))
 
 
 class CrawlerToken:
-    """Which product token a request speaks for, per the package's one rule.
+    """Which crawler a request speaks for, per the package's one rule.
 
     ``ROBOTSTXT_USER_AGENT`` (Scrapy's setting) wins when set; otherwise the request's own
     ``User-Agent`` header, which UserAgentMiddleware fills from ``USER_AGENT`` or the spider.
     """
 
     def __init__(self, robotstxt_user_agent: str | None, default_user_agent: str) -> None:
-        self._fixed = product_token(robotstxt_user_agent) if robotstxt_user_agent else None
+        self._fixed = robotstxt_user_agent or None
         self._default = default_user_agent
+        # Most crawls have one name: computed once rather than looked up per request.
+        self._fixed_token = product_token(self._fixed) if self._fixed is not None else None
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> CrawlerToken:
         return cls(settings.get("ROBOTSTXT_USER_AGENT"), settings.get("USER_AGENT") or "")
 
-    def for_request(self, request: Request | None) -> str:
+    def user_agent(self, request: Request | None) -> str:
+        """The User-Agent (or bare name) that names the crawler for *request*."""
         if self._fixed is not None:
             return self._fixed
         header = request.headers.get(b"User-Agent") if request is not None else None
-        return product_token(header.decode("latin-1") if header else self._default)
+        return header.decode("latin-1") if header else self._default
+
+    def for_request(self, request: Request | None) -> str:
+        """The robots.txt product token for *request*."""
+        if self._fixed_token is not None:
+            return self._fixed_token
+        return product_token(self.user_agent(request))
+
+    def name_for_request(self, request: Request | None) -> str:
+        """The crawler's name for *request*, as page-level rules address it."""
+        return crawler_name(self.user_agent(request))

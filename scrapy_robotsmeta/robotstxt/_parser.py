@@ -12,12 +12,12 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from scrapy_robotsmeta.useragent import rfc9309_token
+
 # RFC 9309 §2.5: parse at least 500 KiB; everything after that is ignored.
 MAX_BYTES = 512_000
 
 _BOM = b"\xef\xbb\xbf"
-# RFC 9309 §2.2.1: the product token of a user-agent line is its leading run of these.
-_AGENT = re.compile(r"[A-Za-z_-]+")
 # Googlebot keeps the first 16,663 bytes of a line (its buffer is 8 x 2,083, the longest URL it
 # handles, with one byte for the terminator) and ignores the rest of the line.
 MAX_LINE_BYTES = 8 * 2083 - 1
@@ -61,8 +61,7 @@ def _agent_of(value: str) -> str | None:
     """
     if value[:1] == "*" and value[1:2] in ("", *_SPACE):
         return "*"
-    match = _AGENT.match(value)
-    return match.group().lower() if match else None
+    return rfc9309_token(value) or None
 
 
 def _key_and_value(line: str) -> tuple[str, str] | None:
