@@ -23,6 +23,7 @@ from twisted.internet.task import Clock
 
 from benchmarks._common import corpus, machine, median, percentile, table
 from scrapy_robotsmeta import RobotsTxtMiddleware
+from scrapy_robotsmeta.downloadermiddleware import CLOCK_ATTRIBUTE
 from scrapy_robotsmeta.robotstxt import policy
 from scrapy_robotsmeta.robotstxt.origin import origin_of
 
@@ -33,16 +34,18 @@ def middleware(cache_size: int) -> RobotsTxtMiddleware:
     crawler = get_crawler(
         Spider, {"ROBOTSTXT_OBEY": True, "ROBOTSTXT_CACHE_SIZE": cache_size, "LOG_LEVEL": "ERROR"}
     )
-    return RobotsTxtMiddleware(crawler, clock=Clock())
+    setattr(crawler, CLOCK_ATTRIBUTE, Clock())
+    return RobotsTxtMiddleware(crawler)
 
 
 def add_origin(mw: RobotsTxtMiddleware, index: int, body: bytes) -> None:
     url = f"https://site{index}.example/"
     origin = origin_of(url)
     assert origin is not None
-    state = mw.cache.get(origin)
-    state.trail = [f"{origin.robots_url} 200"]  # what a fetch records
-    mw._apply(state, policy.from_response(200, body))
+    state = mw.states.get_or_create(origin)
+    state.start_fetch(0.0, mw.timing)
+    state.trail.append(f"{origin.robots_url} 200")  # what a fetch records
+    state.apply(policy.from_response(200, body), 0.0, mw.timing)
     assert state.rules is not None
     state.rules.allowed(url + "products/item-1.html", TOKEN)
 
@@ -55,7 +58,7 @@ def per_origin(bodies: list[bytes], count: int) -> list[int]:
         before = tracemalloc.get_traced_memory()[0]
         add_origin(mw, index, bodies[index % len(bodies)])
         sizes.append(tracemalloc.get_traced_memory()[0] - before)
-    assert len(mw.cache) == count
+    assert len(mw.states) == count
     return sizes
 
 
@@ -72,7 +75,7 @@ def bound(bodies: list[bytes], count: int, cache_size: int) -> list[tuple[int, i
     checkpoints = []
     for index in range(count):
         add_origin(mw, index, bodies[index % len(bodies)])
-        most = max(most, len(mw.cache))
+        most = max(most, len(mw.states))
         if (index + 1) % (count // 10) == 0:
             checkpoints.append((index + 1, most, rss_mb()))
     return checkpoints

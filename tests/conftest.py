@@ -4,6 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 import pytest_twisted
+from twisted.internet.task import Clock
 
 from tests.server import Site
 
@@ -22,3 +23,9 @@ def other_site() -> Iterator[Site]:
     started = Site().start()
     yield started
     pytest_twisted.blockon(started.stop())
+
+
+@pytest.fixture
+def clock() -> Clock:
+    """A clock the test advances by hand, for the robots.txt part (``crawl(..., clock=)``)."""
+    return Clock()

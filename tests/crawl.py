@@ -13,6 +13,8 @@ from scrapy.spiders import CrawlSpider, Rule
 from scrapy.utils.test import get_crawler
 from twisted.python.failure import Failure
 
+from scrapy_robotsmeta.downloadermiddleware import CLOCK_ATTRIBUTE
+
 # What every test crawl uses unless it says otherwise: quiet, no network beyond 127.0.0.1,
 # and the package enabled through its add-on, as a user would enable it.
 BASE_SETTINGS: dict[str, Any] = {
@@ -92,8 +94,15 @@ class CrawlResult:
         return {item["url"] for item in self.items if isinstance(item, dict)}
 
 
-def make_crawler(spider_cls: type[Spider], settings: dict[str, Any] | None = None) -> Crawler:
-    return get_crawler(spider_cls, {**BASE_SETTINGS, **(settings or {})})
+def make_crawler(
+    spider_cls: type[Spider], settings: dict[str, Any] | None = None, clock: Any = None
+) -> Crawler:
+    """A crawler with the test settings; *clock* (a twisted.internet.task.Clock) drives the
+    robots.txt part's time instead of the reactor."""
+    crawler = get_crawler(spider_cls, {**BASE_SETTINGS, **(settings or {})})
+    if clock is not None:
+        setattr(crawler, CLOCK_ATTRIBUTE, clock)
+    return crawler
 
 
 async def crawl(
@@ -101,9 +110,10 @@ async def crawl(
     settings: dict[str, Any] | None = None,
     spider_cls: type[Spider] = FollowAllSpider,
     crawler: Crawler | None = None,
+    clock: Any = None,
     **spider_kwargs: Any,
 ) -> CrawlResult:
-    crawler = crawler or make_crawler(spider_cls, settings)
+    crawler = crawler or make_crawler(spider_cls, settings, clock)
     result = CrawlResult(crawler)
 
     def item_scraped(item: Any) -> None:

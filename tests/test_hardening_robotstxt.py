@@ -32,7 +32,6 @@ from scrapy_robotsmeta import RobotsTxt, RobotsTxtMiddleware
 from scrapy_robotsmeta.robotstxt import MAX_BYTES
 from tests.crawl import FollowAllSpider, ListSpider, crawl, make_crawler
 from tests.server import Site, delayed, hang, html, links_page, reset_mid_body, sequence, static
-from tests.test_robotstxt_expiry import FakeClockMiddleware
 
 # --------------------------------------------------------------------------------------------
 # Any input
@@ -261,9 +260,10 @@ async def test_crawl_closed_during_a_robots_txt_download_closes_cleanly(
     site: Site, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The crawl closes while the robots.txt download itself is still in flight (the existing
-    crawl test closes it between two tries): the waiting requests are dropped, each counted
-    and logged, and nothing escapes. Scrapy lets every download in flight end before it closes
-    (here after DOWNLOAD_TIMEOUT, 1 s); the waiting requests hold no download slot meanwhile."""
+    crawl test closes it between two tries): without JOBDIR the waiting requests are dropped,
+    counted and logged in one summary line, and nothing escapes. Scrapy lets every download in
+    flight end before it closes (here after DOWNLOAD_TIMEOUT, 1 s); the waiting requests hold
+    no download slot meanwhile."""
     site.add({"/robots.txt": hang})
     waiting = [site.url(f"/w/{i}") for i in range(7)]
     settings = {"CLOSESPIDER_TIMEOUT": 0.3, "DOWNLOAD_TIMEOUT": 1}
@@ -273,10 +273,8 @@ async def test_crawl_closed_during_a_robots_txt_download_closes_cleanly(
     assert result.stat("log_count/ERROR") == 0
     assert "Traceback" not in caplog.text
     assert result.stat("robotstxt/dropped_on_close") == len(waiting)
-    for url in waiting:
-        assert f"Dropped <GET {url}>: the crawl closed while its robots.txt was pending" in (
-            caplog.text
-        )
+    assert caplog.text.count("request(s) dropped: the crawl closed") == 1
+    assert f"{len(waiting)} request(s) dropped" in caplog.text
 
 
 # --------------------------------------------------------------------------------------------
@@ -327,12 +325,6 @@ async def test_1000_requests_to_a_new_origin_one_fetch_every_request_checked(sit
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def clock() -> Clock:
-    FakeClockMiddleware.clock_for_tests = Clock()
-    return FakeClockMiddleware.clock_for_tests
-
-
 @deferred_f_from_coro_f
 async def test_expired_origin_is_refreshed_while_others_keep_crawling(
     site: Site, other_site: Site, clock: Clock
@@ -366,7 +358,7 @@ async def test_expired_origin_is_refreshed_while_others_keep_crawling(
             for i in range(30):
                 yield Request(other_site.url(f"/b/{i}"), callback=self.parse_page)
 
-    result = await crawl([], {"DOWNLOADER_MIDDLEWARES": {FakeClockMiddleware: 100}}, TwoOrigins)
+    result = await crawl([], {}, TwoOrigins, clock=clock)
     assert site.hits["/robots.txt"] == 2
     assert other_site.hits["/robots.txt"] == 1
     refresh_asked = [at for at, path in site.log if path == "/robots.txt"][1]
@@ -408,7 +400,7 @@ async def test_origin_cache_never_grows_past_its_bound_in_a_real_crawl(
     def record(**kwargs: Any) -> None:
         middleware = crawler.get_downloader_middleware(RobotsTxtMiddleware)
         if middleware is not None:
-            sizes.append(len(middleware.cache))
+            sizes.append(len(middleware.states))
 
     for signal in (signals.request_scheduled, signals.response_received):
         crawler.signals.connect(record, signal, weak=False)
@@ -418,5 +410,5 @@ async def test_origin_cache_never_grows_past_its_bound_in_a_real_crawl(
     assert all(site.hits["/local"] == 1 for site in sites)
     assert sites[0].hits["/again"] == 1
     assert max(sizes) <= 3
-    assert middleware.cache.evicted >= 5
+    assert middleware.states.evicted >= 5
     assert sites[0].hits["/robots.txt"] == 2  # forgotten, so fetched again on the way back

@@ -4,35 +4,16 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-import pytest
 from scrapy import Request
-from scrapy.crawler import Crawler
 from scrapy.http import Response
 from scrapy.utils.defer import deferred_f_from_coro_f
 from twisted.internet.task import Clock
 
-from scrapy_robotsmeta import RobotsTxtMiddleware
+from scrapy_robotsmeta.downloadermiddleware import CLOCK_ATTRIBUTE
 from tests.crawl import ListSpider, crawl
 from tests.server import Site, html, sequence, static
 
 DAY = 86400
-
-
-class FakeClockMiddleware(RobotsTxtMiddleware):
-    clock_for_tests: ClassVar[Clock]
-
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> RobotsTxtMiddleware:
-        return cls(crawler, clock=cls.clock_for_tests)
-
-
-@pytest.fixture
-def clock() -> Clock:
-    FakeClockMiddleware.clock_for_tests = Clock()
-    return FakeClockMiddleware.clock_for_tests
-
-
-SETTINGS = {"DOWNLOADER_MIDDLEWARES": {FakeClockMiddleware: 100}}
 
 
 class StepSpider(ListSpider):
@@ -46,7 +27,7 @@ class StepSpider(ListSpider):
         yield Request(self.start_urls[0] + "/step/0", callback=self.step, cb_kwargs={"i": 0})
 
     def step(self, response: Response, i: int) -> Any:
-        FakeClockMiddleware.clock_for_tests.advance(self.advance[i])
+        getattr(self.crawler, CLOCK_ATTRIBUTE).advance(self.advance[i])
         if i + 1 < len(self.advance):
             next_step = f"/step/{i + 1}"
             yield response.follow(next_step, self.step, priority=1, cb_kwargs={"i": i + 1})
@@ -60,10 +41,12 @@ def step_site(site: Site, robots: Any) -> None:
     site.add({f"/p{i}": html("page") for i in range(10)})
 
 
-async def run_steps(site: Site, advance: list[float], extra: list[list[str]] | None = None) -> Any:
+async def run_steps(
+    site: Site, clock: Clock, advance: list[float], extra: list[list[str]] | None = None
+) -> Any:
     StepSpider.advance = advance
     StepSpider.extra = extra or [[] for _ in advance]
-    return await crawl([site.origin], {**SETTINGS, "CONCURRENT_REQUESTS": 1}, StepSpider)
+    return await crawl([site.origin], {"CONCURRENT_REQUESTS": 1}, StepSpider, clock=clock)
 
 
 ALLOW = static("User-agent: *\nDisallow:\n")
@@ -73,7 +56,7 @@ DENY_P = static("User-agent: *\nDisallow: /p\n")
 @deferred_f_from_coro_f
 async def test_cached_copy_used_within_24_hours(site: Site, clock: Clock) -> None:
     step_site(site, sequence(ALLOW, DENY_P))
-    await run_steps(site, [0, DAY - 10, 5])
+    await run_steps(site, clock, [0, DAY - 10, 5])
     assert site.hits["/robots.txt"] == 1
 
 
@@ -81,7 +64,7 @@ async def test_cached_copy_used_within_24_hours(site: Site, clock: Clock) -> Non
 async def test_refetched_after_24_hours(site: Site, clock: Clock) -> None:
     """RFC 9309 §2.4: a cached robots.txt is not used for more than 24 hours."""
     step_site(site, sequence(ALLOW, DENY_P))
-    result = await run_steps(site, [0, DAY + 1], [[], ["/p1"]])
+    result = await run_steps(site, clock, [0, DAY + 1], [[], ["/p1"]])
     assert site.hits["/robots.txt"] == 2
     assert site.hits["/p1"] == 0
     assert result.stat("robotstxt/forbidden") == 1
@@ -92,7 +75,7 @@ async def test_max_age_shortens_the_lifetime(site: Site, clock: Clock) -> None:
     """RFC 9309 §2.4: standard cache control (RFC 9111 max-age) may shorten caching."""
     robots = static("User-agent: *\nDisallow:\n", headers={"Cache-Control": "max-age=600"})
     step_site(site, robots)
-    await run_steps(site, [0, 500, 101, 10])
+    await run_steps(site, clock, [0, 500, 101, 10])
     assert site.hits["/robots.txt"] == 2
 
 
@@ -100,7 +83,7 @@ async def test_max_age_shortens_the_lifetime(site: Site, clock: Clock) -> None:
 async def test_max_age_below_a_minute_is_raised_to_a_minute(site: Site, clock: Clock) -> None:
     robots = static("User-agent: *\nDisallow:\n", headers={"Cache-Control": "max-age=0"})
     step_site(site, robots)
-    await run_steps(site, [0, 30, 20, 20, 0])
+    await run_steps(site, clock, [0, 30, 20, 20, 0])
     assert site.hits["/robots.txt"] == 2
 
 
@@ -112,7 +95,7 @@ async def test_requests_queued_before_expiry_wait_for_the_refresh(
     against the refreshed copy, and is parked again rather than holding a download slot."""
     step_site(site, sequence(ALLOW, DENY_P))
     # /p1…/p3 are scheduled at step 0, behind /step/1, which moves the clock a day on.
-    result = await run_steps(site, [0, DAY + 1], [["/p1", "/p2", "/p3"], []])
+    result = await run_steps(site, clock, [0, DAY + 1], [["/p1", "/p2", "/p3"], []])
     paths = [path for _, path in site.log]
     refresh = paths.index("/robots.txt", 1)
     assert not [path for path in paths[refresh:] if path.startswith("/p")]
@@ -125,7 +108,7 @@ async def test_requests_queued_before_expiry_wait_for_the_refresh(
 async def test_failed_refresh_keeps_the_cached_copy(site: Site, clock: Clock) -> None:
     """RFC 9309 §2.4: when robots.txt is unreachable, the cached copy may still be used."""
     step_site(site, sequence(DENY_P, static("", status=503)))
-    result = await run_steps(site, [0, DAY + 1], [[], ["/p1", "/step/9"]])
+    result = await run_steps(site, clock, [0, DAY + 1], [[], ["/p1", "/step/9"]])
     assert site.hits["/p1"] == 0
     assert result.stat("robotstxt/kept_cached_copy") == 1
     assert result.stat("robotstxt/forbidden") == 1

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from scrapy import Request
-from twisted.internet.task import Clock
 
 from scrapy_robotsmeta.robotstxt.cache import OriginCache
 from scrapy_robotsmeta.robotstxt.origin import Origin, origin_of
@@ -126,41 +124,36 @@ def test_urls_without_an_origin(url: str) -> None:
 def test_cache_evicts_the_least_recently_used_idle_origin() -> None:
     cache = OriginCache(max_origins=2)
     a, b, c = (Origin("http", host, 80) for host in "abc")
-    cache.get(a)
-    cache.get(b)
-    cache.get(a)  # a is now more recent than b
-    cache.get(c)
+    cache.get_or_create(a)
+    cache.get_or_create(b)
+    cache.get_or_create(a)  # a is now more recent than b
+    cache.get_or_create(c)
     assert cache.peek(b) is None
     assert cache.peek(a) is not None
     assert cache.peek(c) is not None
     assert cache.evicted == 1
 
 
-def test_cache_never_evicts_an_origin_with_waiting_requests() -> None:
+def test_cache_never_evicts_an_origin_that_requests_wait_on() -> None:
+    a, b = Origin("http", "a", 80), Origin("http", "b", 80)
+    cache = OriginCache(max_origins=1, keep={a}.__contains__)
+    state = cache.get_or_create(a)
+    cache.get_or_create(b)
+    assert cache.peek(a) is state
+    assert len(cache) == 2
+
+
+def test_cache_never_evicts_an_origin_being_fetched() -> None:
     cache = OriginCache(max_origins=1)
     a, b = Origin("http", "a", 80), Origin("http", "b", 80)
-    cache.get(a).parked.append(Request("http://a/"))
-    cache.get(b)
+    cache.get_or_create(a).fetching = True
+    cache.get_or_create(b)
     assert cache.peek(a) is not None
-    assert len(cache) == 2
-    [woken] = cache.get(a).wake()
-    assert woken.url == "http://a/"
 
 
 def test_cache_stays_within_its_bound_over_many_origins() -> None:
     cache = OriginCache(max_origins=100)
     for i in range(5000):
-        cache.get(Origin("http", f"host{i}", 80))
+        cache.get_or_create(Origin("http", f"host{i}", 80))
     assert len(cache) == 100
     assert cache.evicted == 4900
-
-
-def test_state_settles_and_expires_with_the_clock() -> None:
-    clock = Clock()
-    state = OriginCache(10).get(Origin("http", "a", 80))
-    assert not state.settled(clock.seconds())
-    state.rules = from_response(200, b"").rules
-    state.expires_at = clock.seconds() + 10
-    assert state.ready(clock.seconds())
-    clock.advance(10)
-    assert not state.settled(clock.seconds())

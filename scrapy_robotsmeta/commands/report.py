@@ -14,7 +14,7 @@ from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES
 
 if TYPE_CHECKING:
     from scrapy_robotsmeta.robotstxt import Rule
-    from scrapy_robotsmeta.robotstxt.cache import OriginState
+    from scrapy_robotsmeta.robotstxt.state import OriginState
 
 #: How robots.txt applied: its rules; allow all (4xx, too many redirects…); unavailable
 #: (5xx, 429, network error: complete disallow); not checked (``data:``/``file:`` URLs).

@@ -15,7 +15,7 @@ import enum
 import re
 from dataclasses import dataclass
 
-from scrapy_robotsmeta.robotstxt import RobotsTxt
+from scrapy_robotsmeta.robotstxt import MAX_BYTES, RobotsTxt
 
 MAX_REDIRECTS = 5
 
@@ -36,6 +36,8 @@ class Outcome:
     rules: RobotsTxt | None = None
     max_age: float | None = None
     location: str | None = None
+    #: The part of a 2xx body that was parsed, for a storage that shares it between processes.
+    body: bytes | None = None
 
 
 ALLOW_ALL_RULES = RobotsTxt.parse(b"")
@@ -69,7 +71,8 @@ def from_response(
     if truncated:
         return unavailable(f"{reason} with a truncated body")
     if 200 <= status < 300:
-        return Outcome(Kind.RULES, reason, RobotsTxt.parse(body), max_age(cache_control))
+        rules = RobotsTxt.parse(body)
+        return Outcome(Kind.RULES, reason, rules, max_age(cache_control), body=body[:MAX_BYTES])
     if 300 <= status < 400:
         if not location:
             return allow_all(f"{reason} without a Location header")

@@ -1,0 +1,216 @@
+"""The robots.txt state of one origin, as a state machine driven by fetch outcomes and time.
+
+Pure: no crawler, no reactor. Every method that depends on time takes ``now`` (seconds), so a
+caller reads its clock once per decision and tests drive it with plain floats.
+
+::
+
+    UNKNOWN ──fetch──▶ FETCHING ──rules / 4xx / redirect limits──▶ READY ──expiry──▶ UNKNOWN
+                          │                                          ▲
+                          └──5xx, 429, network error──▶ OUTAGE ──────┘ (a retry succeeds)
+                                                          │
+                                                          └──deadline──▶ GIVEN_UP
+
+The deadline is ``ROBOTSTXT_UNAVAILABLE_TIMEOUT`` after the outage began. A READY origin whose
+rules expired keeps them while it is fetched again: RFC 9309 §2.4 allows the cached copy while
+robots.txt is unreachable; expired rules decide nothing, so a refresh makes requests wait
+exactly as a first fetch does.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from typing import Any
+
+from scrapy_robotsmeta.robotstxt import RobotsTxt
+from scrapy_robotsmeta.robotstxt.origin import Origin
+from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Kind, Outcome
+
+# A server that asks for a robots.txt fetch before every request would make every request
+# wait; below this many seconds, Cache-Control: max-age is raised to it.
+MIN_EXPIRATION = 60.0
+# A try never gets less than this, even right before the give-up deadline.
+MIN_TRY_TIMEOUT = 0.1
+
+
+@dataclass(frozen=True)
+class Timing:
+    """The settings that drive an origin's state through time, in seconds."""
+
+    expiration: float = 86400.0
+    retry_delay: float = 2.0
+    retry_max_delay: float = 60.0
+    unavailable_timeout: float = 600.0
+    download_timeout: float = 180.0
+
+    def retry_after(self, failures: int) -> float:
+        """The wait before the next try, after *failures* tries failed in a row."""
+        doublings = min(max(failures - 1, 0), 60)  # past that, the maximum applies anyway
+        return min(self.retry_delay * (1 << doublings), self.retry_max_delay)
+
+
+class Decision(enum.Enum):
+    """What a request of the origin gets now."""
+
+    RULES = "rules"  # decide it by the rules
+    DROP = "drop"  # the origin was given up
+    WAIT = "wait"  # robots.txt is not known yet, or is being fetched again
+
+
+class Change(enum.Enum):
+    """What applying an outcome did, for the caller's logs, stats and timers."""
+
+    READY = "ready"  # rules (or allow-all) apply: release the waiting requests
+    RECOVERED = "recovered"  # READY after an outage
+    KEPT_CACHED_COPY = "kept_cached_copy"  # unreachable on refresh: the old rules, a bit longer
+    OUTAGE_STARTED = "outage_started"  # unreachable, nothing cached: wait for a retry
+    STILL_DOWN = "still_down"  # another failed try of an outage
+    IGNORED = "ignored"  # a try that ended after the origin was given up changes nothing
+
+
+@dataclass(eq=False, slots=True)
+class OriginState:
+    """What is known of one origin's robots.txt.
+
+    The fields are the machine's state; only its methods change them, so that each
+    transition is in one place. Slots: a cache holds many of these.
+    """
+
+    origin: Origin
+    rules: RobotsTxt | None = None
+    #: How the current rules (or the give-up) came about, for logs and `scrapy robots`.
+    reason: str = ""
+    #: Each hop of the last fetch: "URL STATUS", "URL failed" or "URL ignored".
+    trail: list[str] = field(default_factory=list)
+    expires_at: float = 0.0
+    given_up: bool = False
+    fetching: bool = False
+    fetch_started: float = 0.0
+    #: Since when robots.txt has been unreachable, with nothing cached; None when it is not.
+    down_since: float | None = None
+    failures: int = 0
+    #: When the next try of an outage is due.
+    retry_at: float | None = None
+    #: When the outage is given up.
+    give_up_at: float | None = None
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def decide(self, now: float) -> Decision:
+        """What a request gets at *now*. Read ``rules`` only after this said RULES, with the
+        same *now*: between two clock reads the rules could expire."""
+        if now < self.expires_at:
+            if self.rules is not None:
+                return Decision.RULES
+            if self.given_up:
+                return Decision.DROP
+        return Decision.WAIT
+
+    def fetch_due(self, now: float) -> bool:
+        """Whether a fetch should start now: requests wait, none is in flight, and no retry
+        is scheduled for later."""
+        if self.fetching or self.decide(now) is not Decision.WAIT:
+            return False
+        return self.retry_at is None or now >= self.retry_at
+
+    def deadline_passed(self, now: float) -> bool:
+        return self.give_up_at is not None and now >= self.give_up_at
+
+    @property
+    def phase(self) -> str:
+        """A one-word name of the state, for logs, `scrapy robots` and stats."""
+        if self.fetching:
+            return "fetching"
+        if self.given_up:
+            return "given_up"
+        if self.down_since is not None:
+            return "outage"
+        if self.rules is not None:
+            return "ready"
+        return "unknown"
+
+    # -- transitions -----------------------------------------------------------------------
+
+    def start_fetch(self, now: float, timing: Timing) -> float:
+        """Mark a fetch as started; return the timeout for each of its tries: in an outage no
+        try may outlast the give-up deadline, or a hanging server would keep the crawl open
+        after the origin was given up."""
+        self.fetching = True
+        self.fetch_started = now
+        self.retry_at = None
+        self.trail = []
+        outage_start = now if self.down_since is None else self.down_since
+        deadline = outage_start + timing.unavailable_timeout
+        return min(timing.download_timeout, max(deadline - now, MIN_TRY_TIMEOUT))
+
+    def apply(self, outcome: Outcome, now: float, timing: Timing) -> Change:
+        """Apply the outcome of a fetch that started with :meth:`start_fetch`."""
+        self.fetching = False
+        if outcome.kind is Kind.UNAVAILABLE:
+            return self._unavailable(outcome.reason, now, timing)
+        recovered = self.down_since is not None
+        lifetime = timing.expiration
+        if outcome.max_age is not None:
+            lifetime = min(lifetime, max(outcome.max_age, MIN_EXPIRATION))
+        self.rules = outcome.rules if outcome.rules is not None else ALLOW_ALL_RULES
+        self.reason = outcome.reason
+        self.expires_at, self.given_up = now + lifetime, False
+        self._end_outage()
+        return Change.RECOVERED if recovered else Change.READY
+
+    def _unavailable(self, reason: str, now: float, timing: Timing) -> Change:
+        """RFC 9309 §2.3.1.4: an unreachable robots.txt means complete disallow, for now."""
+        if self.given_up and now < self.expires_at:
+            return Change.IGNORED
+        self.failures += 1
+        delay = timing.retry_after(self.failures)
+        if self.rules is not None:
+            # RFC 9309 §2.4: while robots.txt is unreachable, the cached copy may be used.
+            self.expires_at = now + delay
+            return Change.KEPT_CACHED_COPY
+        self.reason = reason
+        self.retry_at = now + delay
+        if self.down_since is None:
+            self.down_since = now
+            self.give_up_at = now + timing.unavailable_timeout
+            return Change.OUTAGE_STARTED
+        return Change.STILL_DOWN
+
+    def give_up(self, now: float, timing: Timing) -> None:
+        """End an outage that lasted past its deadline: drop the origin's requests for one
+        cache lifetime."""
+        self.given_up, self.reason = True, f"gave up after {self.reason}"
+        self.expires_at = now + timing.expiration
+        self._end_outage()
+
+    def _end_outage(self) -> None:
+        self.down_since, self.give_up_at, self.retry_at, self.failures = None, None, None, 0
+
+    # -- sharing ---------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """The state as plain data (without the parsed rules), for a shared storage."""
+        return {
+            "reason": self.reason,
+            "trail": list(self.trail),
+            "expires_at": self.expires_at,
+            "given_up": self.given_up,
+            "down_since": self.down_since,
+            "failures": self.failures,
+            "retry_at": self.retry_at,
+            "give_up_at": self.give_up_at,
+        }
+
+    def adopt(self, snapshot: dict[str, Any], rules: RobotsTxt | None) -> None:
+        """Take the state another process published (see :meth:`snapshot`); a fetch of this
+        process in flight, if any, stays in flight."""
+        self.rules = rules
+        self.reason = snapshot["reason"]
+        self.trail = list(snapshot["trail"])
+        self.expires_at = snapshot["expires_at"]
+        self.given_up = snapshot["given_up"]
+        self.down_since = snapshot["down_since"]
+        self.failures = snapshot["failures"]
+        self.retry_at = snapshot["retry_at"]
+        self.give_up_at = snapshot["give_up_at"]
