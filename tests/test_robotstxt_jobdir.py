@@ -1,0 +1,171 @@
+"""Requests waiting on robots.txt across a pause: JOBDIR, a clean stop, the same command again.
+
+Each test stops a real crawl while requests wait on an origin's robots.txt, lets the site
+change, resumes the crawl with the same JOBDIR and reads from the server's log that every
+waiting request was fetched (or refused, as the robots.txt then said) exactly once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from scrapy.crawler import Crawler
+from scrapy.utils.defer import deferred_f_from_coro_f, deferred_from_coro
+from twisted.internet import reactor
+from twisted.internet.task import LoopingCall
+
+from scrapy_robotsmeta.parking import JOBDIR_FOLDER
+from tests.crawl import FollowAllSpider, ListSpider, crawl, make_crawler
+from tests.server import Site, delayed, html, links_page, sequence, static
+
+UNAVAILABLE = static("", status=503)
+ALLOW_ALL = static("User-agent: *\nDisallow: /forbidden\n")
+
+
+def stop_when(crawler: Crawler, condition: Callable[[dict[str, Any]], bool]) -> None:
+    """Stop *crawler* as SIGINT does (a clean close) once *condition* holds for its stats."""
+
+    def check() -> None:
+        assert crawler.stats is not None
+        if crawler.crawling and condition(crawler.stats.get_stats()):
+            loop.stop()
+            deferred_from_coro(crawler.stop_async())
+
+    loop = LoopingCall(check)
+    loop.clock = reactor
+    loop.start(0.02, now=False)
+
+
+def paths(site: Site, prefix: str) -> list[str]:
+    return [path for _, path in site.log if path.startswith(prefix)]
+
+
+def pages_site(site: Site, count: int, robots: Any) -> list[str]:
+    site.add({"/robots.txt": robots})
+    site.add({f"/p/{i}": html(f"page {i}") for i in range(count)})
+    site.add({"/forbidden": html("no")})
+    return [site.url(f"/p/{i}") for i in range(count)]
+
+
+async def pause_and_resume(
+    urls: list[str],
+    settings: dict[str, Any],
+    stop: Callable[[dict[str, Any]], bool],
+    between: Callable[[], object],
+    spider_cls: Any = ListSpider,
+) -> tuple[Any, Any]:
+    first = make_crawler(spider_cls, settings)
+    stop_when(first, stop)
+    before = await crawl(urls, crawler=first)
+    between()
+    after = await crawl(urls, settings, spider_cls)
+    return before, after
+
+
+@deferred_f_from_coro_f
+async def test_requests_parked_for_an_outage_survive_a_pause(site: Site, tmp_path: Path) -> None:
+    """RFC 9309 §2.3.1.4 makes requests wait while robots.txt is unreachable; a pause in that
+    wait loses none of them: the resumed crawl fetches each once, and refuses the forbidden."""
+    urls = pages_site(site, 50, UNAVAILABLE)
+    urls.append(site.url("/forbidden"))
+    settings = {"JOBDIR": str(tmp_path), "ROBOTSTXT_RETRY_DELAY": 30}
+    before, after = await pause_and_resume(
+        urls,
+        settings,
+        lambda stats: stats.get("robotstxt/parked", 0) >= len(urls),
+        lambda: site.add({"/robots.txt": ALLOW_ALL}),
+    )
+    assert before.stats["finish_reason"] == "shutdown"
+    assert before.stat("robotstxt/dropped_on_close") == 0
+    assert before.stat("robotstxt/parked/disk") == len(urls)
+    resumed = paths(site, "/p/")  # nothing was fetched before the pause
+    assert sorted(resumed) == sorted(f"/p/{i}" for i in range(50))
+    assert site.hits["/forbidden"] == 0
+    assert after.stat("robotstxt/forbidden") == 1
+    assert after.stat("robotstxt/dropped_on_close") == 0
+    assert not any((tmp_path / JOBDIR_FOLDER).iterdir())  # every queue drained
+
+
+@deferred_f_from_coro_f
+async def test_requests_waiting_on_a_slow_robots_txt_survive_a_pause(
+    site: Site, tmp_path: Path
+) -> None:
+    """The pause comes while the robots.txt download itself is in flight."""
+    urls = pages_site(site, 20, delayed(0.5, ALLOW_ALL))
+    settings = {"JOBDIR": str(tmp_path)}
+    before, _ = await pause_and_resume(
+        urls,
+        settings,
+        lambda stats: stats.get("robotstxt/parked", 0) >= len(urls),
+        lambda: site.add({"/robots.txt": ALLOW_ALL}),
+    )
+    assert before.stat("robotstxt/dropped_on_close") == 0
+    assert sorted(paths(site, "/p/")) == sorted(f"/p/{i}" for i in range(20))
+
+
+@deferred_f_from_coro_f
+async def test_a_crawl_spider_resumed_fetches_every_page_once(site: Site, tmp_path: Path) -> None:
+    """Links found before the pause and parked are followed after it, none twice: the
+    duplicate filter sees parked requests only once they are released."""
+    site.add({"/": links_page(*(f"/p/{i}" for i in range(30)))})
+    pages_site(site, 30, sequence(ALLOW_ALL, UNAVAILABLE))
+    settings = {
+        "JOBDIR": str(tmp_path),
+        "ROBOTSTXT_RETRY_DELAY": 30,
+        # Every page after the first finds the cached copy expired and the site down.
+        "ROBOTSTXT_CACHE_EXPIRATION": 0.05,
+    }
+    first = make_crawler(FollowAllSpider, settings)
+    stop_when(first, lambda stats: stats.get("robotstxt/parked", 0) >= 10)
+    await crawl([site.url("/")], crawler=first)
+    fetched_before = paths(site, "/p/")
+    site.add({"/robots.txt": ALLOW_ALL})
+    await crawl([site.url("/")], settings, FollowAllSpider)
+    every = paths(site, "/p/")
+    assert len(fetched_before) < 30
+    assert sorted(every) == sorted(f"/p/{i}" for i in range(30))
+
+
+@deferred_f_from_coro_f
+async def test_closespider_itemcount_with_jobdir_keeps_the_parked_requests(
+    site: Site, other_site: Site, tmp_path: Path
+) -> None:
+    """A crawl closed by CLOSESPIDER_ITEMCOUNT while one origin is down keeps that origin's
+    requests for the next run."""
+    down = pages_site(site, 10, UNAVAILABLE)
+    up = pages_site(other_site, 3, ALLOW_ALL)
+    settings = {
+        "JOBDIR": str(tmp_path),
+        "ROBOTSTXT_RETRY_DELAY": 30,
+        "CLOSESPIDER_ITEMCOUNT": 3,
+    }
+    before = await crawl(up + down, settings, ListSpider)
+    assert before.stats["finish_reason"] == "closespider_itemcount"
+    assert before.stat("robotstxt/dropped_on_close") == 0
+    site.add({"/robots.txt": ALLOW_ALL})
+    await crawl(up + down, {**settings, "CLOSESPIDER_ITEMCOUNT": 0}, ListSpider)
+    assert sorted(paths(site, "/p/")) == sorted(f"/p/{i}" for i in range(10))
+
+
+@deferred_f_from_coro_f
+async def test_parked_requests_past_the_memory_limit_wait_on_disk(site: Site) -> None:
+    """Without JOBDIR, requests past ROBOTSTXT_PARKED_MEMORY_LIMIT wait in a temporary disk
+    queue, and are all fetched once the origin recovers."""
+    urls = pages_site(site, 40, sequence(UNAVAILABLE, ALLOW_ALL))
+    settings = {"ROBOTSTXT_PARKED_MEMORY_LIMIT": 5, "ROBOTSTXT_RETRY_DELAY": 0.2}
+    result = await crawl(urls, settings, ListSpider)
+    assert result.stat("robotstxt/parked/memory") == 5
+    assert result.stat("robotstxt/parked/disk") == 35
+    assert sorted(paths(site, "/p/")) == sorted(f"/p/{i}" for i in range(40))
+
+
+@deferred_f_from_coro_f
+async def test_without_jobdir_a_stop_counts_the_parked_requests_once(site: Site) -> None:
+    """Nothing survives the process without JOBDIR, as in Scrapy: the requests are counted."""
+    urls = pages_site(site, 12, UNAVAILABLE)
+    crawler = make_crawler(ListSpider, {"ROBOTSTXT_RETRY_DELAY": 30})
+    stop_when(crawler, lambda stats: stats.get("robotstxt/parked", 0) >= len(urls))
+    result = await crawl(urls, crawler=crawler)
+    assert result.stat("robotstxt/dropped_on_close") == len(urls)

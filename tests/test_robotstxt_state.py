@@ -1,0 +1,173 @@
+"""The origin state machine, driven by outcomes and plain-float time (no crawler, no reactor)."""
+
+from __future__ import annotations
+
+import pytest
+
+from scrapy_robotsmeta.robotstxt.origin import Origin
+from scrapy_robotsmeta.robotstxt.policy import allow_all, from_response, unavailable
+from scrapy_robotsmeta.robotstxt.state import (
+    MIN_EXPIRATION,
+    Change,
+    Decision,
+    OriginState,
+    Timing,
+)
+
+TIMING = Timing(
+    expiration=86400.0,
+    retry_delay=2.0,
+    retry_max_delay=60.0,
+    unavailable_timeout=600.0,
+    download_timeout=180.0,
+)
+RULES = from_response(200, b"User-agent: *\nDisallow: /x\n")
+
+
+def fresh() -> OriginState:
+    return OriginState(Origin("http", "example.com", 80))
+
+
+def fetched(outcome: object, now: float = 0.0, state: OriginState | None = None) -> OriginState:
+    state = state or fresh()
+    state.start_fetch(now, TIMING)
+    state.apply(outcome, now, TIMING)  # type: ignore[arg-type]
+    return state
+
+
+def test_unknown_origin_waits_and_a_fetch_is_due() -> None:
+    state = fresh()
+    assert state.decide(0.0) is Decision.WAIT
+    assert state.fetch_due(0.0)
+    assert state.phase == "unknown"
+
+
+def test_no_second_fetch_while_one_is_in_flight() -> None:
+    state = fresh()
+    state.start_fetch(0.0, TIMING)
+    assert state.phase == "fetching"
+    assert not state.fetch_due(1.0)
+    assert state.decide(1.0) is Decision.WAIT
+
+
+def test_2xx_rules_decide_until_they_expire() -> None:
+    """RFC 9309 §2.4: a cached robots.txt is used for at most 24 hours."""
+    state = fetched(RULES, now=100.0)
+    assert state.decide(100.0 + 86399) is Decision.RULES
+    assert state.decide(100.0 + 86400) is Decision.WAIT
+    assert state.fetch_due(100.0 + 86400)
+
+
+def test_decision_reads_the_rules_at_the_same_instant() -> None:
+    """One clock reading decides: at the instant the rules expire, the request waits rather
+    than being judged by rules that are gone."""
+    state = fetched(RULES)
+    assert state.decide(TIMING.expiration - 1e-6) is Decision.RULES
+    assert state.decide(TIMING.expiration) is Decision.WAIT
+
+
+def test_max_age_shortens_the_lifetime_but_not_below_a_minute() -> None:
+    """RFC 9309 §2.4: standard cache control may set a shorter lifetime."""
+    short = from_response(200, b"", cache_control=b"max-age=5")
+    state = fetched(short)
+    assert state.expires_at == MIN_EXPIRATION
+    longer = from_response(200, b"", cache_control=b"max-age=600")
+    assert fetched(longer).expires_at == 600.0
+
+
+def test_4xx_allows_everything() -> None:
+    """RFC 9309 §2.3.1.3: an unavailable robots.txt (4xx) allows everything."""
+    state = fetched(from_response(404, b""))
+    assert state.decide(0.0) is Decision.RULES
+    assert state.rules is not None
+    assert state.rules.allowed("http://example.com/anything", "bot")
+
+
+def test_unreachable_starts_an_outage_with_a_retry_and_a_deadline() -> None:
+    """RFC 9309 §2.3.1.4: unreachable means complete disallow: requests wait."""
+    state = fresh()
+    state.start_fetch(10.0, TIMING)
+    change = state.apply(unavailable("HTTP 503"), 10.0, TIMING)
+    assert change is Change.OUTAGE_STARTED
+    assert state.phase == "outage"
+    assert state.decide(10.0) is Decision.WAIT
+    assert state.retry_at == 12.0
+    assert state.give_up_at == 610.0
+    assert not state.fetch_due(11.9)
+    assert state.fetch_due(12.0)
+
+
+def test_retries_back_off_exponentially_up_to_the_maximum() -> None:
+    state = fresh()
+    delays = []
+    now = 0.0
+    for _ in range(8):
+        state.start_fetch(now, TIMING)
+        state.apply(unavailable("HTTP 503"), now, TIMING)
+        assert state.retry_at is not None
+        delays.append(state.retry_at - now)
+        now = state.retry_at
+    assert delays == [2, 4, 8, 16, 32, 60, 60, 60]
+
+
+def test_each_try_of_an_outage_ends_by_the_deadline() -> None:
+    """No try outlasts the give-up deadline, so a hanging server cannot hold the crawl."""
+    state = fresh()
+    state.start_fetch(0.0, TIMING)
+    state.apply(unavailable("timeout"), 0.0, TIMING)
+    assert state.start_fetch(590.0, TIMING) == 10.0
+    assert state.start_fetch(0.0, TIMING) == TIMING.download_timeout
+
+
+def test_recovery_ends_the_outage() -> None:
+    state = fresh()
+    state.start_fetch(0.0, TIMING)
+    state.apply(unavailable("HTTP 503"), 0.0, TIMING)
+    state.start_fetch(2.0, TIMING)
+    assert state.apply(RULES, 2.0, TIMING) is Change.RECOVERED
+    assert state.phase == "ready"
+    assert state.give_up_at is None
+    assert state.failures == 0
+
+
+def test_give_up_drops_requests_for_one_lifetime() -> None:
+    state = fresh()
+    state.start_fetch(0.0, TIMING)
+    state.apply(unavailable("HTTP 503"), 0.0, TIMING)
+    assert state.deadline_passed(600.0)
+    state.give_up(600.0, TIMING)
+    assert state.decide(600.0) is Decision.DROP
+    assert state.reason == "gave up after HTTP 503"
+    assert state.decide(600.0 + TIMING.expiration) is Decision.WAIT
+
+
+def test_a_try_that_ends_after_the_give_up_changes_nothing() -> None:
+    state = fresh()
+    state.start_fetch(0.0, TIMING)
+    state.apply(unavailable("HTTP 503"), 0.0, TIMING)
+    state.start_fetch(590.0, TIMING)
+    state.give_up(600.0, TIMING)
+    assert state.apply(unavailable("timeout"), 601.0, TIMING) is Change.IGNORED
+    assert state.decide(601.0) is Decision.DROP
+
+
+def test_unreachable_on_refresh_keeps_the_cached_copy() -> None:
+    """RFC 9309 §2.4: while robots.txt is unreachable, the cached copy may still be used."""
+    state = fetched(RULES)
+    expired = TIMING.expiration + 1
+    state.start_fetch(expired, TIMING)
+    assert state.apply(unavailable("HTTP 503"), expired, TIMING) is Change.KEPT_CACHED_COPY
+    assert state.decide(expired) is Decision.RULES
+    assert state.decide(expired + TIMING.retry_delay) is Decision.WAIT
+
+
+@pytest.mark.parametrize("outcome", [RULES, allow_all("HTTP 404"), unavailable("HTTP 503")])
+def test_a_snapshot_carries_the_state_to_another_process(outcome: object) -> None:
+    """What a shared storage publishes is enough for another process to decide the same."""
+    source = fetched(outcome, now=5.0)
+    copy = fresh()
+    copy.adopt(source.snapshot(), source.rules)
+    for now in (5.0, 7.0, 700.0, 90000.0):
+        assert copy.decide(now) is source.decide(now)
+        assert copy.fetch_due(now) is source.fetch_due(now)
+    assert copy.phase == source.phase
