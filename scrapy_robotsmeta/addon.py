@@ -4,20 +4,33 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from scrapy import signals
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as Builtin
-from scrapy.settings import BaseSettings
+from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.utils.misc import load_object
 
+from scrapy_robotsmeta.defaults import DEFAULTS
 from scrapy_robotsmeta.downloadermiddleware import RobotsTxtMiddleware
 from scrapy_robotsmeta.spidermiddleware import RobotsMetaMiddleware
+from scrapy_robotsmeta.useragent import CrawlerToken
+
+if TYPE_CHECKING:
+    from scrapy.crawler import Crawler
 
 logger = logging.getLogger(__name__)
 
 # Closer to the spider than every built-in spider middleware, so that requests dropped for
 # nofollow are never seen (or counted) by DepthMiddleware and friends.
 SPIDER_MIDDLEWARE_PRIORITY = 950
+
+# The built-in formats whose exporter cannot write the robots field readably (a Python repr in
+# one CSV cell, "None" as XML text); the others write its dict as it is.
+FEED_EXPORTERS = {
+    "csv": "scrapy_robotsmeta.exporters.CsvItemExporter",
+    "xml": "scrapy_robotsmeta.exporters.XmlItemExporter",
+}
 
 
 def component_entry(
@@ -40,13 +53,33 @@ class Addon:
     Entries the user wrote for either middleware win: an explicit priority for ours (or a
     subclass) is kept, and a built-in that the user disabled (``None``) is not brought back
     under our name. Whatever the case, the built-in is never left active beside ours.
+
+    It also registers every default of the package (at Scrapy's ``default`` priority, so that
+    ``crawler.settings`` shows the value in force), the CSV and XML exporters of
+    :mod:`scrapy_robotsmeta.exporters` for formats the user gave no exporter, and says at start
+    which parts are on.
     """
 
+    def __init__(self, crawler: Crawler | None = None) -> None:
+        self._crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Addon:
+        addon = cls(crawler)
+        crawler.signals.connect(addon._report_start, signal=signals.engine_started)
+        return addon
+
     def update_settings(self, settings: BaseSettings) -> None:
+        for name, value in DEFAULTS.items():
+            settings.set(name, value, priority="default")
         self._replace_robotstxt(settings)
         spider_mws = settings["SPIDER_MIDDLEWARES"]
         if component_entry(spider_mws, RobotsMetaMiddleware, subclasses=True) is None:
             spider_mws.set(RobotsMetaMiddleware, SPIDER_MIDDLEWARE_PRIORITY, priority="addon")
+        exporters = settings["FEED_EXPORTERS"]
+        for format_, exporter in FEED_EXPORTERS.items():
+            if format_ not in exporters:
+                exporters.set(format_, exporter, priority="addon")
 
     @staticmethod
     def _replace_robotstxt(settings: BaseSettings) -> None:
@@ -69,3 +102,55 @@ class Addon:
         key, priority = builtin
         custom.set(key, None, priority="addon")
         custom.set(RobotsTxtMiddleware, priority, priority="addon")
+
+    def _report_start(self) -> None:
+        """One line saying what is on and which name is obeyed; warnings for what a user is
+        unlikely to want: robots.txt off by Scrapy's default, a User-Agent with no token."""
+        from scrapy_robotsmeta import __version__  # noqa: PLC0415 (the package imports us)
+
+        assert self._crawler is not None
+        crawler, settings = self._crawler, self._crawler.settings
+        robotstxt = crawler.get_downloader_middleware(RobotsTxtMiddleware) is not None
+        meta = crawler.get_spider_middleware(RobotsMetaMiddleware) is not None
+        crawl_delay = robotstxt and settings.getbool(
+            "ROBOTSTXT_OBEY_CRAWL_DELAY", DEFAULTS["ROBOTSTXT_OBEY_CRAWL_DELAY"]
+        )
+        storage = settings.get("ROBOTSTXT_STORAGE", DEFAULTS["ROBOTSTXT_STORAGE"])
+        if isinstance(storage, type):
+            storage = f"{storage.__module__}.{storage.__qualname__}"
+        names = CrawlerToken.from_settings(settings)
+        source = "ROBOTSTXT_USER_AGENT" if settings.get("ROBOTSTXT_USER_AGENT") else "USER_AGENT"
+        token, name = names.for_request(None), names.name_for_request(None)
+        logger.info(
+            "scrapy-robotsmeta %s: robots.txt %s, meta %s, Crawl-delay %s, storage %s; "
+            "product token %r, crawler name %r (from %s %r)",
+            __version__,
+            _on(robotstxt),
+            _on(meta),
+            _on(crawl_delay),
+            storage if robotstxt else "unused",
+            token,
+            name,
+            source,
+            names.user_agent(None),
+        )
+        obey_set = settings.getpriority("ROBOTSTXT_OBEY") != SETTINGS_PRIORITIES["default"]
+        if not settings.getbool("ROBOTSTXT_OBEY") and not obey_set:
+            logger.warning(
+                "robots.txt is not obeyed: ROBOTSTXT_OBEY is not set and Scrapy's default is "
+                "False. Set ROBOTSTXT_OBEY = True to obey it (or False, to turn it off without "
+                "this warning)."
+            )
+        if (robotstxt or meta) and not token:
+            logger.warning(
+                "%s %r gives no valid robots.txt product token (RFC 9309: letters, '_' and "
+                "'-'), so no robots.txt group can name this crawler and only 'User-agent: *' "
+                "groups apply to it%s.",
+                source,
+                names.user_agent(None),
+                "; no page-level rule can name it either" if not name else "",
+            )
+
+
+def _on(enabled: bool) -> str:
+    return "on" if enabled else "off"

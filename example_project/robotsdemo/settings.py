@@ -19,8 +19,7 @@ ROBOTSTXT_RETRY_DELAY = 0.2
 ROBOTSTXT_UNAVAILABLE_TIMEOUT = 3
 
 FEED_EXPORT_ENCODING = "utf-8"
-# CSV with one column per directive (robots.index, robots.follow, ...) instead of one dict.
-FEED_EXPORTERS = {"csv": "robotsdemo.exporters.FlatCsvItemExporter"}
+# The add-on's CSV exporter gives each directive its own column (robots.index, robots.follow…).
 FEEDS = {
     "output/items.jsonl": {"format": "jsonlines", "overwrite": True},
     "output/items.csv": {"format": "csv", "overwrite": True},
