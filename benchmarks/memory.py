@@ -23,7 +23,7 @@ from twisted.internet.task import Clock
 
 from benchmarks._common import corpus, machine, median, percentile, table
 from scrapy_robotsmeta import RobotsTxtMiddleware
-from scrapy_robotsmeta.downloadermiddleware import CLOCK_ATTRIBUTE
+from scrapy_robotsmeta.reactor import CLOCK_ATTRIBUTE
 from scrapy_robotsmeta.robotstxt import policy
 from scrapy_robotsmeta.robotstxt.origin import origin_of
 

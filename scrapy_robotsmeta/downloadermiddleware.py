@@ -18,16 +18,17 @@ from __future__ import annotations
 
 import logging
 import weakref
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
-from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.misc import build_from_crawler, load_object
 from twisted.internet.defer import Deferred
 
 from scrapy_robotsmeta.defaults import DEFAULTS
 from scrapy_robotsmeta.fetcher import RobotsTxtFetcher
+from scrapy_robotsmeta.reactor import Clock, Tasks, crawler_clock
 from scrapy_robotsmeta.robotstxt.cache import OriginCache
 from scrapy_robotsmeta.robotstxt.origin import Origin, origin_of
 from scrapy_robotsmeta.robotstxt.policy import Kind
@@ -35,8 +36,6 @@ from scrapy_robotsmeta.robotstxt.state import Change, Decision, OriginState, Tim
 from scrapy_robotsmeta.useragent import CrawlerToken
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
     from twisted.internet.base import DelayedCall
@@ -45,23 +44,11 @@ if TYPE_CHECKING:
     from scrapy_robotsmeta.storage import Storage
 
 
-class Clock(Protocol):
-    """The part of Twisted's IReactorTime used here: the reactor, or a task.Clock in tests."""
-
-    def seconds(self) -> float: ...
-
-    def callLater(
-        self, delay: float, callable: Callable[..., Any], *args: Any, **kw: Any
-    ) -> DelayedCall: ...
-
-
 logger = logging.getLogger(__name__)
 
 _EXEMPT_SCHEMES = ("data:", "file:")
 #: Request meta key that exempts a request from robots.txt (Scrapy's own).
 DONT_OBEY = "dont_obey_robotstxt"
-#: Crawler attribute a test (or an embedding application) sets to drive time itself.
-CLOCK_ATTRIBUTE = "robotstxt_clock"
 
 
 def _setting(crawler: Crawler, name: str) -> Any:
@@ -75,13 +62,8 @@ class RobotsTxtMiddleware:
         settings = crawler.settings
         if not settings.getbool("ROBOTSTXT_OBEY"):
             raise NotConfigured
-        clock = getattr(crawler, CLOCK_ATTRIBUTE, None)
-        if clock is None:
-            from twisted.internet import reactor  # noqa: PLC0415 (the installed reactor)
-
-            clock = reactor
         self.crawler = crawler
-        self.clock: Clock = clock
+        self.clock: Clock = crawler_clock(crawler)
         assert crawler.stats is not None
         self.stats: StatsCollector = crawler.stats
         self.token = CrawlerToken.from_settings(settings)
@@ -106,7 +88,7 @@ class RobotsTxtMiddleware:
         self._sent_back: weakref.WeakSet[Request] = weakref.WeakSet()
         self._waiters: dict[Origin, list[Deferred[None]]] = {}
         self._timers: dict[Origin, DelayedCall] = {}
-        self._tasks: set[Deferred[None]] = set()
+        self._tasks = Tasks()
         self._poller: DelayedCall | None = None
         self._closed = False
         self._parking = False
@@ -239,18 +221,19 @@ class RobotsTxtMiddleware:
         self._start_parking()
         # Marked at once, so that the requests decided before the task runs start no other.
         state.fetching = True
-        self._run(self._fetch(state))
-
-    def _run(self, coroutine: Any) -> None:
-        task = deferred_from_coro(coroutine)
-        # The event loop keeps only weak references to tasks: hold this one until it ends.
-        self._tasks.add(task)
-        task.addBoth(lambda _: self._tasks.discard(task))
+        self._tasks.run(self._fetch(state))
 
     async def _fetch(self, state: OriginState) -> None:
         if not await self.storage.claim_fetch(state):
-            # Another process of the crawl fetches it: its outcome arrives through poll().
+            # Another process of the crawl fetched it (its state is adopted now) or fetches
+            # it (its outcome arrives through poll()).
             state.fetching = False
+            now = self.clock.seconds()
+            if state.decide(now) is not Decision.WAIT:
+                await self._release(state)
+                return
+            state.defer_fetch(now + self.storage.poll_interval)
+            self._set_timer(state)
             self._start_polling()
             return
         timeout = state.start_fetch(self.clock.seconds(), self.timing)
@@ -284,7 +267,7 @@ class RobotsTxtMiddleware:
         if state.deadline_passed(now) and not state.given_up:
             state.give_up(now, self.timing)
             self._log_give_up(state, now)
-            self._run(self._publish_and_release(state))
+            self._tasks.run(self._publish_and_release(state))
         elif state.fetch_due(now):
             self._start_fetch(state)
         else:
@@ -361,10 +344,10 @@ class RobotsTxtMiddleware:
 
     def _poll(self) -> None:
         self._poller = None
-        self._run(self._poll_once())
+        self._tasks.run(self._poll_once())
 
     async def _poll_once(self) -> None:
-        for state in await self.storage.poll(sorted(self._pending)):
+        for state in await self.storage.poll(list(self._pending)):
             self._pending.add(state.origin)
             self._start_parking()
             now = self.clock.seconds()
@@ -397,7 +380,7 @@ class RobotsTxtMiddleware:
     def _start_fetch_if_due(self, state: OriginState) -> None:
         now = self.clock.seconds()
         if state.decide(now) is not Decision.WAIT:
-            self._run(self._release(state))
+            self._tasks.run(self._release(state))
         elif state.fetch_due(now):
             self._start_fetch(state)
 

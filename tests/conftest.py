@@ -6,6 +6,7 @@ import pytest
 import pytest_twisted
 from twisted.internet.task import Clock
 
+from tests.redisserver import redis_server
 from tests.server import Site
 
 
@@ -29,3 +30,20 @@ def other_site() -> Iterator[Site]:
 def clock() -> Clock:
     """A clock the test advances by hand, for the robots.txt part (``crawl(..., clock=)``)."""
     return Clock()
+
+
+@pytest.fixture(scope="session")
+def redis_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with redis_server(tmp_path_factory.mktemp("redis")) as url:
+        yield url
+
+
+@pytest.fixture
+def redis_url(redis_server_url: str) -> str:
+    """A Redis of the tests' own, emptied before each test."""
+    import redis  # noqa: PLC0415 (a test dependency only the Redis tests need)
+
+    client = redis.Redis.from_url(redis_server_url)
+    client.flushall()
+    client.close()
+    return redis_server_url

@@ -13,7 +13,7 @@ from scrapy.spiders import CrawlSpider, Rule
 from scrapy.utils.test import get_crawler
 from twisted.python.failure import Failure
 
-from scrapy_robotsmeta.downloadermiddleware import CLOCK_ATTRIBUTE
+from scrapy_robotsmeta.reactor import CLOCK_ATTRIBUTE
 
 # What every test crawl uses unless it says otherwise: quiet, no network beyond 127.0.0.1,
 # and the package enabled through its add-on, as a user would enable it.

@@ -70,6 +70,7 @@ def test_an_unserializable_request_stays_in_memory_and_is_counted(tmp_path: Path
     """As Scrapy's scheduler does: a callback that is not a spider method cannot be written,
     so the request is kept in memory rather than lost, and counted when the crawl closes."""
     parking, stats = lot(jobdir=tmp_path)
+
     def not_a_spider_method(response: object) -> None:
         pass
 

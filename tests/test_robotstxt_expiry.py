@@ -9,7 +9,7 @@ from scrapy.http import Response
 from scrapy.utils.defer import deferred_f_from_coro_f
 from twisted.internet.task import Clock
 
-from scrapy_robotsmeta.downloadermiddleware import CLOCK_ATTRIBUTE
+from scrapy_robotsmeta.reactor import CLOCK_ATTRIBUTE
 from tests.crawl import ListSpider, crawl
 from tests.server import Site, html, sequence, static
 

@@ -177,6 +177,10 @@ class OriginState:
             return Change.OUTAGE_STARTED
         return Change.STILL_DOWN
 
+    def defer_fetch(self, until: float) -> None:
+        """Start no fetch before *until*: another process holds the fetch."""
+        self.retry_at = until
+
     def give_up(self, now: float, timing: Timing) -> None:
         """End an outage that lasted past its deadline: drop the origin's requests for one
         cache lifetime."""
@@ -192,6 +196,7 @@ class OriginState:
     def snapshot(self) -> dict[str, Any]:
         """The state as plain data (without the parsed rules), for a shared storage."""
         return {
+            "has_rules": self.rules is not None,
             "reason": self.reason,
             "trail": list(self.trail),
             "expires_at": self.expires_at,
@@ -203,8 +208,9 @@ class OriginState:
         }
 
     def adopt(self, snapshot: dict[str, Any], rules: RobotsTxt | None) -> None:
-        """Take the state another process published (see :meth:`snapshot`); a fetch of this
-        process in flight, if any, stays in flight."""
+        """Take the state another process published (see :meth:`snapshot`), with *rules*
+        parsed from the body it published; a fetch of this process in flight, if any, stays
+        in flight."""
         self.rules = rules
         self.reason = snapshot["reason"]
         self.trail = list(snapshot["trail"])

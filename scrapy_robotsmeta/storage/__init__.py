@@ -8,5 +8,6 @@
 
 from scrapy_robotsmeta.storage.base import Storage
 from scrapy_robotsmeta.storage.memory import MemoryStorage
+from scrapy_robotsmeta.storage.redis import RedisStorage
 
-__all__ = ["MemoryStorage", "Storage"]
+__all__ = ["MemoryStorage", "RedisStorage", "Storage"]

@@ -1,0 +1,169 @@
+"""RedisStorage in real crawls: several crawlers of one spider share one robots.txt state.
+
+Two crawlers in one reactor stand for two worker processes here (the fleet suite runs real
+processes); each has its own cache, parking and fetcher, and they meet only in Redis.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+import redis
+from scrapy.utils.defer import deferred_f_from_coro_f, maybe_deferred_to_future
+from twisted.internet.defer import DeferredList
+
+from scrapy_robotsmeta.storage import RedisStorage
+from scrapy_robotsmeta.storage.redis import StorageConfigError
+from tests.crawl import ListSpider, crawl, make_crawler
+from tests.server import Site, delayed, html, sequence, static
+from tests.test_robotstxt_jobdir import stop_when
+
+ALLOW = static("User-agent: *\nDisallow: /forbidden\n")
+UNAVAILABLE = static("", status=503)
+PREFIX = "robotsmeta:list"
+
+
+def settings(redis_url: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "ROBOTSTXT_STORAGE": "scrapy_robotsmeta.storage.RedisStorage",
+        "ROBOTSTXT_REDIS_URL": redis_url,
+        "ROBOTSTXT_REDIS_POLL_INTERVAL": 0.1,
+        **extra,
+    }
+
+
+def pages(site: Site, count: int, robots: Any) -> list[str]:
+    site.add({"/robots.txt": robots, "/forbidden": html("no")})
+    site.add({f"/p/{i}": html(f"page {i}") for i in range(count)})
+    return [site.url(f"/p/{i}") for i in range(count)]
+
+
+def page_hits(site: Site) -> list[str]:
+    return [path for _, path in site.log if path.startswith("/p/")]
+
+
+async def together(*runs: Any) -> list[Any]:
+    results = await maybe_deferred_to_future(DeferredList(list(runs), fireOnOneErrback=True))
+    return [result for _, result in results]
+
+
+def client(redis_url: str) -> redis.Redis:
+    return redis.Redis.from_url(redis_url)
+
+
+@deferred_f_from_coro_f
+async def test_two_workers_fetch_robots_txt_once(site: Site, redis_url: str) -> None:
+    """One fetch per origin per cache lifetime for the whole fleet: the second worker waits
+    for the first one's result instead of fetching."""
+    urls = pages(site, 20, delayed(0.3, ALLOW))
+    from scrapy.utils.defer import deferred_from_coro  # noqa: PLC0415
+
+    a, b = await together(
+        deferred_from_coro(crawl(urls[:10], settings(redis_url), ListSpider)),
+        deferred_from_coro(crawl(urls[10:], settings(redis_url), ListSpider)),
+    )
+    assert site.hits["/robots.txt"] == 1
+    assert sorted(page_hits(site)) == sorted(f"/p/{i}" for i in range(20))
+    assert a.stat("robotstxt/request_count") + b.stat("robotstxt/request_count") == 1
+
+
+@deferred_f_from_coro_f
+async def test_a_later_worker_uses_the_published_rules(site: Site, redis_url: str) -> None:
+    urls = pages(site, 3, ALLOW)
+    await crawl(urls, settings(redis_url), ListSpider)
+    later = await crawl([*urls, site.url("/forbidden")], settings(redis_url), ListSpider)
+    assert site.hits["/robots.txt"] == 1
+    assert later.stat("robotstxt/forbidden") == 1
+    assert later.stat("robotstxt/redis/adopted") == 1
+
+
+@deferred_f_from_coro_f
+async def test_parked_requests_outlive_the_worker_that_parked_them(
+    site: Site, redis_url: str
+) -> None:
+    """A worker stopped while its requests wait on an outage leaves them in Redis; another
+    worker releases and fetches every one once the origin recovers."""
+    urls = pages(site, 25, UNAVAILABLE)
+    first = make_crawler(ListSpider, settings(redis_url, ROBOTSTXT_RETRY_DELAY=30))
+    stop_when(first, lambda stats: stats.get("robotstxt/redis/parked", 0) >= len(urls))
+    stopped = await crawl(urls, crawler=first)
+    assert stopped.stat("robotstxt/dropped_on_close") == 0
+    assert client(redis_url).llen(f"{PREFIX}:parked:{site.origin}") == len(urls)
+    assert not page_hits(site)
+    site.add({"/robots.txt": ALLOW})
+    # The second worker's own start list is empty: everything it fetches came from Redis.
+    await crawl([], settings(redis_url), ListSpider)
+    assert sorted(page_hits(site)) == sorted(f"/p/{i}" for i in range(25))
+    remaining = client(redis_url)
+    assert remaining.llen(f"{PREFIX}:parked:{site.origin}") == 0
+    assert not remaining.smembers(f"{PREFIX}:parked-origins")
+
+
+@deferred_f_from_coro_f
+async def test_an_outage_is_retried_on_one_schedule_for_the_fleet(
+    site: Site, redis_url: str
+) -> None:
+    """An unavailable origin sees the retries of one worker, not one series per worker."""
+    urls = pages(site, 10, sequence(UNAVAILABLE, UNAVAILABLE, UNAVAILABLE, ALLOW))
+    from scrapy.utils.defer import deferred_from_coro  # noqa: PLC0415
+
+    extra = {"ROBOTSTXT_RETRY_DELAY": 0.2}
+    await together(
+        *(
+            deferred_from_coro(crawl(urls[i::3], settings(redis_url, **extra), ListSpider))
+            for i in range(3)
+        )
+    )
+    assert site.hits["/robots.txt"] == 4
+    assert sorted(page_hits(site)) == sorted(f"/p/{i}" for i in range(10))
+
+
+@deferred_f_from_coro_f
+async def test_a_lease_left_by_a_dead_worker_expires(site: Site, redis_url: str) -> None:
+    """A worker that died holding the fetch lease blocks the origin only until the lease
+    expires (by Redis's clock); then another worker fetches."""
+    urls = pages(site, 5, ALLOW)
+    client(redis_url).set(f"{PREFIX}:lease:{site.origin}", "dead-worker", px=500)
+    result = await crawl(urls, settings(redis_url), ListSpider)
+    assert site.hits["/robots.txt"] == 1
+    assert len(page_hits(site)) == 5
+    assert result.stat("robotstxt/redis/lease_busy") >= 1
+
+
+@deferred_f_from_coro_f
+async def test_every_key_but_parked_lists_expires(site: Site, redis_url: str) -> None:
+    """A finished crawl leaves nothing that grows: states expire, leases are dropped, and
+    parked lists are emptied."""
+    urls = pages(site, 5, ALLOW)
+    await crawl(urls, settings(redis_url), ListSpider)
+    keys = client(redis_url).keys(f"{PREFIX}:*")
+    assert keys == [f"{PREFIX}:state:{site.origin}".encode()]
+    assert 0 < client(redis_url).pttl(keys[0]) <= (86400 + 600 + 60) * 1000
+
+
+@deferred_f_from_coro_f
+async def test_redis_unreachable_the_worker_carries_on_alone(
+    site: Site, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Redis down: one WARNING, a stat, and the crawl goes on with this process's state."""
+    from tests.redisserver import free_port  # noqa: PLC0415
+
+    urls = pages(site, 5, UNAVAILABLE)
+    site.add({"/robots.txt": sequence(UNAVAILABLE, ALLOW)})
+    down = settings(f"redis://127.0.0.1:{free_port()}/0", ROBOTSTXT_RETRY_DELAY=0.2)
+    with caplog.at_level(logging.WARNING):
+        result = await crawl([*urls, site.url("/forbidden")], down, ListSpider)
+    assert len(page_hits(site)) == 5
+    assert result.stat("robotstxt/forbidden") == 1
+    assert result.stat("robotstxt/redis/errors") >= 1
+    assert caplog.text.count("Redis failed") == 1
+    assert result.stat("log_count/ERROR") == 0
+
+
+@deferred_f_from_coro_f
+async def test_without_a_redis_url_the_crawl_stops_saying_what_is_missing() -> None:
+    """A storage that cannot work must not turn robots.txt off: the crawl does not start."""
+    with pytest.raises(StorageConfigError, match="ROBOTSTXT_REDIS_URL"):
+        await crawl([], {"ROBOTSTXT_STORAGE": RedisStorage}, ListSpider)
