@@ -69,6 +69,32 @@ def test_missing_colon_other_lines_are_skipped(line: str) -> None:
 
 
 # --------------------------------------------------------------------------------------------
+# Misspelt field names
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("user_agent", ["user-agent", "useragent", "User Agent", "user-agents"])
+@pytest.mark.parametrize(
+    "disallow",
+    ["disallow", "dissallow", "dissalow", "Disalow", "diasllow", "disallaw", "disallowed"],
+)
+def test_misspelt_field_names_read_as_google_does(user_agent: str, disallow: str) -> None:
+    """Google: a field name that starts with the field's name or one of its frequent
+    misspellings is that field (RFC 9309 §2.2.4 lets a crawler read records beyond the
+    protocol's)."""
+    rules = parse(f"{user_agent}: foobot\n{disallow}: /private\nallowed: /private/ok\n")
+    assert not allows(rules, "/private/x")
+    assert allows(rules, "/private/ok")
+    assert allows(rules, "/private/x", "otherbot")
+
+
+@pytest.mark.parametrize("key", ["user", "agent", "disallo", "alow", "deny", "noindex"])
+def test_other_field_names_are_ignored(key: str) -> None:
+    rules = parse(f"User-agent: *\n{key}: /\n")
+    assert allows(rules, "/")
+
+
+# --------------------------------------------------------------------------------------------
 # Allow: /dir/index.html
 # --------------------------------------------------------------------------------------------
 

@@ -2,7 +2,8 @@
 
 Where Googlebot reads more than RFC 9309 says, and what site owners test their files against
 reads the same, this parser reads as Googlebot: a line whose colon was forgotten
-(``disallow /``) and a line longer than Google's limit (cut at it).
+(``disallow /``), a misspelt or lengthened field name (``useragent``, ``dissallow``,
+``disallowed``) and a line longer than Google's limit (cut at it).
 """
 
 from __future__ import annotations
@@ -25,6 +26,15 @@ MAX_LINE_BYTES = 8 * 2083 - 1
 _SHORT_LINE = MAX_LINE_BYTES // 4
 # Googlebot's reading of a line that has no colon: exactly two words, a key and its value.
 _TWO_WORDS = re.compile(r"[ \t]*([^ \t]+)[ \t]+([^ \t]+)[ \t]*")
+# Googlebot's reading of field names: any name that starts with one of these spellings (its
+# own list of frequent misspellings included) is that field.
+_SPELLINGS = (
+    ("user-agent", ("user-agent", "useragent", "user agent")),
+    ("allow", ("allow",)),
+    ("disallow", ("disallow", "dissallow", "dissalow", "disalow", "diasllow", "disallaw")),
+    ("sitemap", ("sitemap", "site-map")),
+)
+_FIELDS = frozenset(("user-agent", "allow", "disallow", "sitemap", "crawl-delay"))
 # Whitespace after "*" as Google's parser sees it: "* anything" still names every crawler.
 _SPACE = " \t\v\f"
 
@@ -67,10 +77,23 @@ def _agent_of(value: str) -> str | None:
 def _key_and_value(line: str) -> tuple[str, str] | None:
     colon = line.find(":")
     if colon >= 0:
-        return line[:colon].strip(" \t").lower(), line[colon + 1 :].strip(" \t")
-    # Googlebot: a forgotten colon ("disallow /") is read as one, when the line is two words.
-    words = _TWO_WORDS.fullmatch(line)
-    return (words.group(1).lower(), words.group(2)) if words else None
+        key, value = line[:colon].strip(" \t").lower(), line[colon + 1 :].strip(" \t")
+    else:
+        # Googlebot: a forgotten colon ("disallow /") is read as one, when the line is two words.
+        words = _TWO_WORDS.fullmatch(line)
+        if words is None:
+            return None
+        key, value = words.group(1).lower(), words.group(2)
+    return _field(key), value
+
+
+def _field(key: str) -> str:
+    if key in _FIELDS:
+        return key
+    for name, spellings in _SPELLINGS:
+        if key.startswith(spellings):
+            return name
+    return key
 
 
 def _cut(line: str) -> str:
