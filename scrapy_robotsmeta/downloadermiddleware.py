@@ -252,14 +252,25 @@ class RobotsTxtMiddleware:
             self._set_timer(state)
 
     def _set_timer(self, state: OriginState) -> None:
-        """Wake the origin at its next retry or its give-up deadline, whichever comes first."""
+        """Wake the origin when it next has something to do: a retry or its give-up."""
         timer = self._timers.pop(state.origin, None)
         if timer is not None and timer.active():
             timer.cancel()
-        due = [t for t in (state.retry_at, state.give_up_at) if t is not None]
-        if due and not self._closed:
-            delay = max(min(due) - self.clock.seconds(), 0.0)
-            self._timers[state.origin] = self.clock.callLater(delay, self._wake, state)
+        if self._closed:
+            return
+        now = self.clock.seconds()
+        if self._wake_due(state, now):
+            delay = 0.0
+        else:
+            later = [t for t in (state.retry_at, state.give_up_at) if t is not None and t > now]
+            if not later:
+                return
+            delay = min(later) - now
+        self._timers[state.origin] = self.clock.callLater(delay, self._wake, state)
+
+    @staticmethod
+    def _wake_due(state: OriginState, now: float) -> bool:
+        return (state.deadline_passed(now) and not state.given_up) or state.fetch_due(now)
 
     def _wake(self, state: OriginState) -> None:
         self._timers.pop(state.origin, None)

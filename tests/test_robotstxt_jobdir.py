@@ -79,6 +79,8 @@ async def test_requests_parked_for_an_outage_survive_a_pause(site: Site, tmp_pat
     )
     assert before.stats["finish_reason"] == "shutdown"
     assert before.stat("robotstxt/dropped_on_close") == 0
+    # The stop did not wait for the outage: the retry, 30 s later, never happened.
+    assert before.stat("robotstxt/request_count") == 1
     assert before.stat("robotstxt/parked/disk") == len(urls)
     resumed = paths(site, "/p/")  # nothing was fetched before the pause
     assert sorted(resumed) == sorted(f"/p/{i}" for i in range(50))
@@ -166,3 +168,21 @@ async def test_without_jobdir_a_stop_counts_the_parked_requests_once(site: Site)
     stop_when(crawler, lambda stats: stats.get("robotstxt/parked", 0) >= len(urls))
     result = await crawl(urls, crawler=crawler)
     assert result.stat("robotstxt/dropped_on_close") == len(urls)
+
+
+@deferred_f_from_coro_f
+async def test_duplicates_parked_before_the_duplicate_filter_are_fetched_once(
+    site: Site, tmp_path: Path
+) -> None:
+    """Parked requests have not met the duplicate filter yet; released, they do, so the same
+    URL parked three times (and found again by the resumed spider) is fetched once."""
+    urls = pages_site(site, 4, UNAVAILABLE)
+    tripled = urls * 3
+    settings = {"JOBDIR": str(tmp_path), "ROBOTSTXT_RETRY_DELAY": 30}
+    await pause_and_resume(
+        tripled,
+        settings,
+        lambda stats: stats.get("robotstxt/parked", 0) >= len(tripled),
+        lambda: site.add({"/robots.txt": ALLOW_ALL}),
+    )
+    assert sorted(paths(site, "/p/")) == sorted(f"/p/{i}" for i in range(4))

@@ -11,7 +11,11 @@ from typing import Any
 
 import pytest
 import redis
-from scrapy.utils.defer import deferred_f_from_coro_f, maybe_deferred_to_future
+from scrapy.utils.defer import (
+    deferred_f_from_coro_f,
+    deferred_from_coro,
+    maybe_deferred_to_future,
+)
 from twisted.internet.defer import DeferredList
 
 from scrapy_robotsmeta.storage import RedisStorage
@@ -58,8 +62,6 @@ async def test_two_workers_fetch_robots_txt_once(site: Site, redis_url: str) -> 
     """One fetch per origin per cache lifetime for the whole fleet: the second worker waits
     for the first one's result instead of fetching."""
     urls = pages(site, 20, delayed(0.3, ALLOW))
-    from scrapy.utils.defer import deferred_from_coro  # noqa: PLC0415
-
     a, b = await together(
         deferred_from_coro(crawl(urls[:10], settings(redis_url), ListSpider)),
         deferred_from_coro(crawl(urls[10:], settings(redis_url), ListSpider)),
@@ -107,8 +109,6 @@ async def test_an_outage_is_retried_on_one_schedule_for_the_fleet(
 ) -> None:
     """An unavailable origin sees the retries of one worker, not one series per worker."""
     urls = pages(site, 10, sequence(UNAVAILABLE, UNAVAILABLE, UNAVAILABLE, ALLOW))
-    from scrapy.utils.defer import deferred_from_coro  # noqa: PLC0415
-
     extra = {"ROBOTSTXT_RETRY_DELAY": 0.2}
     await together(
         *(
@@ -130,6 +130,20 @@ async def test_a_lease_left_by_a_dead_worker_expires(site: Site, redis_url: str)
     assert site.hits["/robots.txt"] == 1
     assert len(page_hits(site)) == 5
     assert result.stat("robotstxt/redis/lease_busy") >= 1
+
+
+@deferred_f_from_coro_f
+async def test_a_fetch_slower_than_the_lease_keeps_its_lease(site: Site, redis_url: str) -> None:
+    """The fetching worker renews its lease while the download lasts, so a slow robots.txt is
+    not fetched a second time by a worker that took the lease for expired."""
+    urls = pages(site, 10, delayed(1.0, ALLOW))
+    extra = {"ROBOTSTXT_REDIS_LEASE_TIME": 0.3}
+    await together(
+        deferred_from_coro(crawl(urls[:5], settings(redis_url, **extra), ListSpider)),
+        deferred_from_coro(crawl(urls[5:], settings(redis_url, **extra), ListSpider)),
+    )
+    assert site.hits["/robots.txt"] == 1
+    assert len(page_hits(site)) == 10
 
 
 @deferred_f_from_coro_f
