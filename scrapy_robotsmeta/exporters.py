@@ -34,9 +34,10 @@ class CsvItemExporter(exporters.CsvItemExporter):
 
     The field ``robots`` becomes the columns ``robots.index``, ``robots.follow``… (all of
     :data:`DIRECTIVE_KEYS`, whatever the item holds: an item without the field gets empty
-    cells). The columns are fixed by the first item (or by ``FEED_EXPORT_FIELDS``, where
-    listing ``robots`` gives all its columns, and ``{"robots": "R"}`` names them ``R.index``…),
-    with or without a header line, so every row has the same columns.
+    cells). The columns are fixed by the first item, with the robots field when it is a dict,
+    or by ``FEED_EXPORT_FIELDS``, where listing ``robots`` gives all its columns and
+    ``{"robots": "R"}`` names them ``R.index``…; so every row has the same columns, with or
+    without a header line.
     """
 
     def __init__(
@@ -55,7 +56,10 @@ class CsvItemExporter(exporters.CsvItemExporter):
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, file: BytesIO, **kwargs: Any) -> CsvItemExporter:
-        field = crawler.settings.get("ROBOTSMETA_ITEM_FIELD", DEFAULTS["ROBOTSMETA_ITEM_FIELD"])
+        settings = crawler.settings
+        field = settings.get("ROBOTSMETA_ITEM_FIELD", DEFAULTS["ROBOTSMETA_ITEM_FIELD"])
+        if not settings.getbool("ROBOTSMETA_ENABLED", DEFAULTS["ROBOTSMETA_ENABLED"]):
+            field = ""  # no item gets the field: a key of that name is the spider's own
         return cls(file, robots_field=field or "", **kwargs)
 
     def export_item(self, item: Any) -> None:
@@ -71,8 +75,12 @@ class CsvItemExporter(exporters.CsvItemExporter):
 
     def _fix_columns(self, item: Any) -> list[str]:
         if not self.fields_to_export:
-            # As Scrapy does: the declared fields, or the keys of the first dict item.
-            self.fields_to_export = ItemAdapter(item).field_names()
+            # As Scrapy does: the declared fields, or the keys of the first dict item. A dict
+            # yielded without a response (from start()) has no robots field yet later ones do.
+            guessed = list(ItemAdapter(item).field_names())
+            if self.robots_field and isinstance(item, dict) and self.robots_field not in guessed:
+                guessed.append(self.robots_field)
+            self.fields_to_export = guessed
             self._fields_guessed = True
         fields = self.fields_to_export
         names: list[str]

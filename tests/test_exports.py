@@ -15,7 +15,9 @@ from typing import Any
 from xml.etree import ElementTree
 
 import pytest
+from scrapy import Request, Spider
 from scrapy.exporters import CsvItemExporter as ScrapyCsvItemExporter
+from scrapy.http import Response
 from scrapy.utils.defer import deferred_f_from_coro_f
 from scrapy.utils.misc import load_object
 
@@ -205,6 +207,53 @@ async def test_csv_follows_robotsmeta_item_field(site: Site, tmp_path: Path) -> 
     )
     assert header == ["url", *(f"page_rules.{key}" for key in DIRECTIVE_KEYS)]
     assert by_path(site, rows)["/snippet"]["page_rules.index"] == "False"
+
+
+class StartItemSpider(Spider):
+    """Yields an item from start(), before any response: that item has no robots field."""
+
+    name = "start_item"
+
+    def __init__(self, start_urls: list[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.start_urls = start_urls
+
+    async def start(self) -> Any:
+        yield {"url": "start"}
+        for url in self.start_urls:
+            yield Request(url)
+
+    def parse(self, response: Response) -> Any:
+        yield {"url": response.url}
+
+
+@deferred_f_from_coro_f
+async def test_csv_first_item_without_the_field_still_gives_its_columns(
+    site: Site, tmp_path: Path
+) -> None:
+    """A dict item from start() has no robots field: the columns are there all the same, with
+    empty cells for it, so the pages' items that follow keep theirs."""
+    path = tmp_path / "items.csv"
+    demo_site(site)
+    await crawl(
+        [site.url("/snippet")],
+        settings={"FEEDS": {str(path): {"format": "csv"}}},
+        spider_cls=StartItemSpider,
+    )
+    header, rows = csv_rows(path)
+    assert header == ["url", *ROBOTS_COLUMNS]
+    assert [row["url"] for row in rows] == ["start", site.url("/snippet")]
+    assert all(rows[0][column] == "" for column in ROBOTS_COLUMNS)
+    assert rows[1]["robots.index"] == "False"
+
+
+@deferred_f_from_coro_f
+async def test_csv_with_the_meta_part_off_has_no_robots_columns(
+    site: Site, tmp_path: Path
+) -> None:
+    path = await export(site, tmp_path, "csv", ROBOTSMETA_ENABLED=False)
+    header, _ = csv_rows(path)
+    assert header == ["url"]
 
 
 SPIDER = """
