@@ -26,15 +26,17 @@ def free_port() -> int:
 
 
 @contextmanager
-def redis_server(directory: Path) -> Iterator[str]:
-    """Start redis-server on a free port, keeping nothing on disk; yield its URL."""
+def redis_server(directory: Path, port: int = 0, persist: bool = False) -> Iterator[str]:
+    """Start redis-server on *port* (a free one by default); yield its URL. With *persist*,
+    its data is kept in *directory* across a restart on the same port and directory."""
     binary = shutil.which("redis-server")
     if binary is None:
         if os.environ.get("CI") == "true":
             pytest.fail(HOW_TO_GET_ONE)
         pytest.skip(HOW_TO_GET_ONE)
-    port = free_port()
-    options = ["--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+    port = port or free_port()
+    options = ["--port", str(port), "--bind", "127.0.0.1", "--save", ""]
+    options += ["--appendonly", "yes" if persist else "no", "--appendfsync", "always"]
     process = subprocess.Popen(
         [binary, *options, "--dir", str(directory)],
         stdout=subprocess.DEVNULL,

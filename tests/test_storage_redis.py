@@ -7,20 +7,25 @@ processes); each has its own cache, parking and fetcher, and they meet only in R
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
+from scrapy import Request
 from scrapy.utils.defer import (
     deferred_f_from_coro_f,
     deferred_from_coro,
     maybe_deferred_to_future,
 )
 from twisted.internet.defer import DeferredList
+from twisted.internet.task import deferLater
 
 from scrapy_robotsmeta.storage import RedisStorage
 from scrapy_robotsmeta.storage.redis import StorageConfigError
 from tests.crawl import ListSpider, crawl, make_crawler
+from tests.redisserver import free_port, redis_server
 from tests.server import Site, delayed, html, sequence, static
 from tests.test_robotstxt_jobdir import stop_when
 
@@ -162,8 +167,6 @@ async def test_redis_unreachable_the_worker_carries_on_alone(
     site: Site, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Redis down: one WARNING, a stat, and the crawl goes on with this process's state."""
-    from tests.redisserver import free_port  # noqa: PLC0415
-
     urls = pages(site, 5, UNAVAILABLE)
     site.add({"/robots.txt": sequence(UNAVAILABLE, ALLOW)})
     down = settings(f"redis://127.0.0.1:{free_port()}/0", ROBOTSTXT_RETRY_DELAY=0.2)
@@ -181,3 +184,53 @@ async def test_without_a_redis_url_the_crawl_stops_saying_what_is_missing() -> N
     """A storage that cannot work must not turn robots.txt off: the crawl does not start."""
     with pytest.raises(StorageConfigError, match="ROBOTSTXT_REDIS_URL"):
         await crawl([], {"ROBOTSTXT_STORAGE": RedisStorage}, ListSpider)
+
+
+async def wait_for(condition: Callable[[], bool], timeout: float = 20.0) -> None:
+    """Let the reactor run until *condition* holds (bounded: a test never hangs on it)."""
+    from twisted.internet import reactor  # noqa: PLC0415
+
+    waited = 0.0
+    while not condition():
+        assert waited < timeout, "condition not met in time"
+        await maybe_deferred_to_future(deferLater(reactor, 0.02, lambda: None))
+        waited += 0.02
+
+
+@deferred_f_from_coro_f
+async def test_redis_failing_mid_crawl_loses_nothing(
+    site: Site, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Redis goes away while requests wait on an outage: the worker carries on alone, keeps
+    what it parks meanwhile, and writes it to Redis once Redis is back (restarted with its
+    data); every page is fetched once the origin recovers."""
+    urls = pages(site, 30, UNAVAILABLE)
+    port = free_port()
+    extra = {"ROBOTSTXT_RETRY_DELAY": 0.2, "ROBOTSTXT_RETRY_MAX_DELAY": 0.2}
+    crawler = make_crawler(ListSpider, settings(f"redis://127.0.0.1:{port}/0", **extra))
+
+    def stat(name: str) -> int:
+        assert crawler.stats is not None
+        return int(crawler.stats.get_value(name, 0))
+
+    with caplog.at_level(logging.WARNING), redis_server(tmp_path, port, persist=True):
+        crawling = deferred_from_coro(crawl(urls[:15], crawler=crawler))
+        await wait_for(lambda: stat("robotstxt/redis/parked") >= 15)
+    # Redis is gone: these are parked in the worker, which retries robots.txt by itself.
+    assert crawler.spider is not None
+    for url in urls[15:]:
+        crawler.engine.crawl(Request(url, callback=crawler.spider.parse_page))
+    await wait_for(lambda: stat("robotstxt/redis/errors") >= 1 and stat("robotstxt/parked") >= 30)
+    with redis_server(tmp_path, port, persist=True):
+        await wait_for(lambda: stat("robotstxt/redis/parked") >= 30)
+        site.add({"/robots.txt": ALLOW})
+        await maybe_deferred_to_future(crawling)
+    assert sorted(page_hits(site)) == sorted(f"/p/{i}" for i in range(30))
+    # One WARNING when Redis fails and one when it answers again, per failure (a server that
+    # is shutting down may still answer a call or two between its first refusals).
+    failures = caplog.text.count("Redis failed")
+    assert failures >= 1
+    assert (
+        caplog.text.count("Redis answers again") == failures == stat("robotstxt/redis/recovered")
+    )
+    assert stat("robotstxt/dropped_on_close") == 0

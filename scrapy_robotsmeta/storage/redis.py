@@ -223,7 +223,6 @@ class RedisStorage(Storage):
                             if data is not None:
                                 self._outbox.park(origin, load_request(data, self.spider))
                         raise
-            self._answered()
         except self._errors as exc:
             self._failed(exc)
         finally:
@@ -236,6 +235,7 @@ class RedisStorage(Storage):
             pipe.rpush(self._key("parked", origin), *batch)
             pipe.sadd(self._key("parked-origins"), str(origin))
             await pipe.execute()
+        self._answered()
         self._fleet_parked.add(origin)
         self.stats.inc_value("robotstxt/redis/parked", len(batch))
 
