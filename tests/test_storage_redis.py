@@ -217,9 +217,10 @@ async def test_redis_failing_mid_crawl_loses_nothing(
         crawling = deferred_from_coro(crawl(urls[:15], crawler=crawler))
         await wait_for(lambda: stat("robotstxt/redis/parked") >= 15)
     # Redis is gone: these are parked in the worker, which retries robots.txt by itself.
-    assert crawler.spider is not None
+    spider = crawler.spider
+    assert isinstance(spider, ListSpider)
     for url in urls[15:]:
-        crawler.engine.crawl(Request(url, callback=crawler.spider.parse_page))
+        crawler.engine.crawl(Request(url, callback=spider.parse_page))
     await wait_for(lambda: stat("robotstxt/redis/errors") >= 1 and stat("robotstxt/parked") >= 30)
     with redis_server(tmp_path, port, persist=True):
         await wait_for(lambda: stat("robotstxt/redis/parked") >= 30)
