@@ -57,7 +57,7 @@ def test_missing_colon_tabs_and_surrounding_space() -> None:
     [
         "disallow / now",  # three words
         "disallow",  # one word
-        "disallow /a:b",  # a colon: "disallow /a" is the key, which is no key
+        "disallow /a:b",  # split at its colon: "Disallow: b", which no path matches
     ],
 )
 def test_missing_colon_other_lines_are_skipped(line: str) -> None:
