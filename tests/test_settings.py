@@ -16,6 +16,7 @@ from tests.crawl import BASE_SETTINGS, FollowAllSpider, crawl
 from tests.server import Site, html
 
 ADDON_LOGGER = "scrapy_robotsmeta.addon"
+STORAGE = DEFAULTS["ROBOTSTXT_STORAGE"]
 
 
 def one_page(site: Site) -> list[str]:
@@ -59,7 +60,7 @@ async def test_start_line_says_what_is_on_and_the_token(
         await crawl(one_page(site), settings={"USER_AGENT": "archive.org_bot/1.0"})
     [line] = addon_records(caplog, logging.INFO)
     assert (
-        "robots.txt on, meta on, Crawl-delay off, storage scrapy_robotsmeta.storage.MemoryStorage;"
+        f"robots.txt on, meta on, Crawl-delay off, storage {STORAGE};"
         " product token 'archive', crawler name 'archive.org_bot' "
         "(from USER_AGENT 'archive.org_bot/1.0')"
     ) in line
@@ -75,8 +76,8 @@ async def test_start_line_says_what_is_on_and_the_token(
         ),
         (
             {"ROBOTSTXT_OBEY_CRAWL_DELAY": True, "ROBOTSTXT_USER_AGENT": "OtherBot"},
-            "robots.txt on, meta on, Crawl-delay on, storage "
-            "scrapy_robotsmeta.storage.MemoryStorage; product token 'otherbot', crawler name "
+            f"robots.txt on, meta on, Crawl-delay on, storage {STORAGE}; "
+            "product token 'otherbot', crawler name "
             "'otherbot' (from ROBOTSTXT_USER_AGENT 'OtherBot')",
         ),
     ],
