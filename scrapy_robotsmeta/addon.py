@@ -119,7 +119,6 @@ class Addon:
         if isinstance(storage, type):
             storage = f"{storage.__module__}.{storage.__qualname__}"
         names = CrawlerToken.from_settings(settings)
-        source = "ROBOTSTXT_USER_AGENT" if settings.get("ROBOTSTXT_USER_AGENT") else "USER_AGENT"
         token, name = names.for_request(None), names.name_for_request(None)
         logger.info(
             "scrapy-robotsmeta %s: robots.txt %s, meta %s, Crawl-delay %s, storage %s; "
@@ -131,7 +130,7 @@ class Addon:
             storage if robotstxt else "unused",
             token,
             name,
-            source,
+            names.source,
             names.user_agent(None),
         )
         obey_set = settings.getpriority("ROBOTSTXT_OBEY") != SETTINGS_PRIORITIES["default"]
@@ -146,7 +145,7 @@ class Addon:
                 "%s %r gives no valid robots.txt product token (RFC 9309: letters, '_' and "
                 "'-'), so no robots.txt group can name this crawler and only 'User-agent: *' "
                 "groups apply to it%s.",
-                source,
+                names.source,
                 names.user_agent(None),
                 "; no page-level rule can name it either" if not name else "",
             )

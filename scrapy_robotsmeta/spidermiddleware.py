@@ -79,7 +79,7 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
         self._drop_noindex = settings.getbool(
             "ROBOTSMETA_DROP_NOINDEX", DEFAULTS["ROBOTSMETA_DROP_NOINDEX"]
         )
-        self._crawler = CrawlerToken.from_settings(settings)
+        self._names = CrawlerToken.from_settings(settings)
         self._warned_item_classes: set[type] = set()
         self._recent_response: Response | None = None
         self._recent_page = _Page(self)
@@ -136,7 +136,7 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
 
     def _read(self, response: Response) -> Directives:
         try:
-            name = self._crawler.name_for_request(response.request)
+            name = self._names.name_for_request(response.request)
             reading = read_rules(header_values(response), meta_contents(response, name), name)
         except Exception:  # a page must never break the crawl; the traceback is for a bug report
             self._stats.inc_value("robotsmeta/read_error")

@@ -51,12 +51,16 @@ class CrawlerToken:
     """Which crawler a request speaks for, per the package's one rule.
 
     ``ROBOTSTXT_USER_AGENT`` (Scrapy's setting) wins when set; otherwise the request's own
-    ``User-Agent`` header, which UserAgentMiddleware fills from ``USER_AGENT`` or the spider.
+    ``User-Agent`` header, which UserAgentMiddleware fills from ``USER_AGENT``; and
+    ``USER_AGENT`` for a request that has no header yet (one that has not reached
+    UserAgentMiddleware, as in a downloader middleware placed before it).
     """
 
     def __init__(self, robotstxt_user_agent: str | None, default_user_agent: str) -> None:
         self._fixed = robotstxt_user_agent or None
         self._default = default_user_agent
+        #: Where the name comes from, for messages: the setting that holds it.
+        self.source = "ROBOTSTXT_USER_AGENT" if self._fixed is not None else "USER_AGENT"
         # Most crawls have one name: computed once rather than looked up per request.
         self._fixed_token = product_token(self._fixed) if self._fixed is not None else None
 
