@@ -2,7 +2,7 @@
 
 Sources: RFC 9309 ("Robots Exclusion Protocol") sections 2.1-2.5 and 5, and Google's
 "How Google interprets the robots.txt specification" (cited below as "Google spec").
-Crawl-delay is not part of either; its rules come from the issue's contract.
+Crawl-delay is not part of either; its rules are the package's own (see the README).
 """
 
 from __future__ import annotations
@@ -1077,7 +1077,7 @@ def test_explain_agrees_with_allowed(path: str) -> None:
 
 
 # --------------------------------------------------------------------------------------------
-# Crawl-delay (beyond the spec: the issue's contract)
+# Crawl-delay (beyond the spec: the package's own rules, see the README)
 # --------------------------------------------------------------------------------------------
 
 
