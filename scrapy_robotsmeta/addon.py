@@ -7,12 +7,14 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
+from scrapy.downloadermiddlewares.httpcompression import HttpCompressionMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as Builtin
 from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.utils.misc import load_object
 
 from scrapy_robotsmeta.defaults import DEFAULTS
 from scrapy_robotsmeta.downloadermiddleware import RobotsTxtMiddleware
+from scrapy_robotsmeta.fetcher import RobotsTxtBodyMiddleware
 from scrapy_robotsmeta.spidermiddleware import RobotsMetaMiddleware
 from scrapy_robotsmeta.useragent import CrawlerToken
 
@@ -73,6 +75,7 @@ class Addon:
         for name, value in DEFAULTS.items():
             settings.set(name, value, priority="default")
         self._replace_robotstxt(settings)
+        self._add_body_decoder(settings)
         spider_mws = settings["SPIDER_MIDDLEWARES"]
         if component_entry(spider_mws, RobotsMetaMiddleware, subclasses=True) is None:
             spider_mws.set(RobotsMetaMiddleware, SPIDER_MIDDLEWARE_PRIORITY, priority="addon")
@@ -102,6 +105,19 @@ class Addon:
         key, priority = builtin
         custom.set(key, None, priority="addon")
         custom.set(RobotsTxtMiddleware, priority, priority="addon")
+
+    @staticmethod
+    def _add_body_decoder(settings: BaseSettings) -> None:
+        """RobotsTxtBodyMiddleware must see robots.txt responses before HttpCompression does:
+        just above its priority (closer to the downloader)."""
+        custom = settings["DOWNLOADER_MIDDLEWARES"]
+        if component_entry(custom, RobotsTxtBodyMiddleware) is not None:
+            return
+        compression = component_entry(custom, HttpCompressionMiddleware) or component_entry(
+            settings["DOWNLOADER_MIDDLEWARES_BASE"], HttpCompressionMiddleware
+        )
+        priority = 590 if compression is None or compression[1] is None else compression[1]
+        custom.set(RobotsTxtBodyMiddleware, priority + 1, priority="addon")
 
     def _report_start(self) -> None:
         """One line saying what is on and which name is obeyed; warnings for what a user is

@@ -16,6 +16,9 @@ DEFAULTS: dict[str, Any] = {
     "ROBOTSTXT_RETRY_MAX_DELAY": 60.0,
     "ROBOTSTXT_UNAVAILABLE_TIMEOUT": 600.0,
     "ROBOTSTXT_OBEY_CRAWL_DELAY": False,
+    # Meta keys of a request that its origin's robots.txt request takes too (proxy,
+    # bindaddress and download_slot always are).
+    "ROBOTSTXT_REQUEST_META_KEYS": [],
     "ROBOTSTXT_STORAGE": "scrapy_robotsmeta.storage.MemoryStorage",
     # Parked requests held in memory before the rest wait on disk (in JOBDIR, or a temporary
     # directory without one).

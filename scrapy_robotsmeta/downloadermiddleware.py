@@ -79,7 +79,13 @@ class RobotsTxtMiddleware:
         self.states = OriginCache(
             int(_setting(crawler, "ROBOTSTXT_CACHE_SIZE")), keep=self._pending.__contains__
         )
-        self.fetcher = RobotsTxtFetcher(crawler, self.stats)
+        self.fetcher = RobotsTxtFetcher(
+            crawler,
+            self.stats,
+            settings.getlist(
+                "ROBOTSTXT_REQUEST_META_KEYS", DEFAULTS["ROBOTSTXT_REQUEST_META_KEYS"]
+            ),
+        )
         storage_cls = load_object(_setting(crawler, "ROBOTSTXT_STORAGE"))
         self.storage: Storage = build_from_crawler(storage_cls, crawler, self.states)
         # Requests this middleware sent back to be parked: one that comes straight back
@@ -131,7 +137,7 @@ class RobotsTxtMiddleware:
             )
             raise IgnoreRequest(f"robots.txt of {state.origin} unavailable ({state.reason})")
         elif state.fetch_due(now) and not self._closed:
-            self._start_fetch(state)
+            self._start_fetch(state, request)
         return decision
 
     def _forbid(self, state: OriginState, request: Request, token: str) -> None:
@@ -188,7 +194,7 @@ class RobotsTxtMiddleware:
         if state.decide(now) is not Decision.WAIT:
             return
         if state.fetch_due(now) and not self._closed:
-            self._start_fetch(state)
+            self._start_fetch(state, request)
         self._pending.add(origin)
         self.storage.park(origin, request)
         self.stats.inc_value("robotstxt/parked")
@@ -216,14 +222,16 @@ class RobotsTxtMiddleware:
 
     # -- fetching --------------------------------------------------------------------------
 
-    def _start_fetch(self, state: OriginState) -> None:
+    def _start_fetch(self, state: OriginState, context: Request | None = None) -> None:
+        """Fetch the origin's robots.txt in the background; *context* is the request that
+        needs it (its routing meta keys go with the fetch)."""
         self._pending.add(state.origin)
         self._start_parking()
         # Marked at once, so that the requests decided before the task runs start no other.
         state.fetching = True
-        self._tasks.run(self._fetch(state))
+        self._tasks.run(self._fetch(state, context))
 
-    async def _fetch(self, state: OriginState) -> None:
+    async def _fetch(self, state: OriginState, context: Request | None) -> None:
         if not await self.storage.claim_fetch(state):
             # Another process of the crawl fetched it (its state is adopted now) or fetches
             # it (its outcome arrives through poll()).
@@ -236,8 +244,10 @@ class RobotsTxtMiddleware:
             self._set_timer(state)
             self._start_polling()
             return
+        # A retry or a refresh must reach the site, not Scrapy's HTTP cache.
+        fresh = state.rules is not None or state.down_since is not None or state.given_up
         timeout = state.start_fetch(self.clock.seconds(), self.timing)
-        outcome = await self.fetcher.fetch(state.origin, timeout, state.trail)
+        outcome = await self.fetcher.fetch(state.origin, timeout, state.trail, context, fresh)
         change = state.apply(outcome, self.clock.seconds(), self.timing)
         self.stats.inc_value(f"robotstxt/outcome/{outcome.kind.value}")
         self._log_change(state, change, outcome)

@@ -1,20 +1,41 @@
 """Downloads one origin's robots.txt through the crawl's own downloader, and says what the
-answer means (RFC 9309 §2.3.1): following up to five redirects, counting every hop."""
+answer means (RFC 9309 §2.3.1): following up to five redirects, counting every hop.
+
+The robots.txt request goes through the user's whole downloader stack, so it is shaped here
+to stay the package's:
+
+- its content is capped at 500 KiB (RFC 9309 §2.5), whatever ``DOWNLOAD_MAXSIZE`` says: the
+  download is stopped past it, and :class:`RobotsTxtBodyMiddleware` decodes a compressed body
+  up to it, before Scrapy's HttpCompressionMiddleware would refuse a large one;
+- an unavailable answer is never replayed from Scrapy's HTTP cache, and a refresh or a retry
+  always reaches the site (its answer is still stored for offline replays);
+- it takes the routing meta keys (proxy, bind address, download slot, and
+  ``ROBOTSTXT_REQUEST_META_KEYS``) of the request that needed it;
+- only ``http``/``https`` redirect targets are followed.
+"""
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
-from scrapy.exceptions import IgnoreRequest
+from scrapy.exceptions import IgnoreRequest, StopDownload
 from scrapy.http.request import NO_CALLBACK
 from w3lib.url import safe_url_string
 
 from scrapy_robotsmeta.robotstxt import MAX_BYTES, policy
+from scrapy_robotsmeta.robotstxt.body import (
+    ACCEPT_ENCODING,
+    TRANSFER_MARGIN,
+    UndecodableBody,
+    decode,
+)
 from scrapy_robotsmeta.robotstxt.policy import Kind, Outcome
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from scrapy.crawler import Crawler
     from scrapy.http import Response
     from scrapy.statscollectors import StatsCollector
@@ -23,6 +44,12 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: Meta key that marks a robots.txt request of this package.
+FETCH = "robotstxt_fetch"
+#: Meta keys of the triggering request that choose the route, always carried over.
+ROUTING_META_KEYS = ("proxy", "bindaddress", "download_slot")
+_WEB_SCHEMES = ("http://", "https://")
+
 
 class RobotsTxtFetcher:
     """``await fetcher.fetch(origin, timeout, trail)`` → the :class:`Outcome` of one fetch."""
@@ -30,45 +57,71 @@ class RobotsTxtFetcher:
     #: Ahead of the crawl's own requests in the downloader: every request of the origin waits.
     DOWNLOAD_PRIORITY = 1000
 
-    def __init__(self, crawler: Crawler, stats: StatsCollector) -> None:
+    def __init__(
+        self, crawler: Crawler, stats: StatsCollector, extra_meta_keys: Iterable[str] = ()
+    ) -> None:
         self.crawler = crawler
         self.stats = stats
+        self.meta_keys = tuple(dict.fromkeys([*ROUTING_META_KEYS, *extra_meta_keys]))
+        self._received: dict[Request, int] = {}
+        self._decodes_bodies: bool | None = None
 
-    async def fetch(self, origin: Origin, timeout: float, trail: list[str]) -> Outcome:
+    async def fetch(
+        self,
+        origin: Origin,
+        timeout: float,
+        trail: list[str],
+        context: Request | None = None,
+        fresh: bool = False,
+    ) -> Outcome:
         """Fetch robots.txt of *origin*, each try within *timeout* seconds; *trail* records
-        each hop ("URL STATUS", "URL failed", "URL ignored"). Never raises."""
+        each hop ("URL STATUS", "URL failed", "URL ignored"). *context*: the request that needs
+        it, whose routing meta keys the fetch takes. *fresh*: never answer from the HTTP cache
+        (a retry, or a refresh after expiry). Never raises."""
+        meta = {k: context.meta[k] for k in self.meta_keys if context and k in context.meta}
         try:
-            return await self._follow(origin.robots_url, timeout, trail)
+            return await self._follow(origin.robots_url, timeout, trail, meta, fresh)
         except Exception as exc:  # a fault here must not leave the origin waiting forever
             logger.exception("Error while fetching robots.txt of %s", origin)
             return policy.from_exception(exc)
 
-    async def _follow(self, url: str, timeout: float, trail: list[str]) -> Outcome:
+    async def _follow(
+        self, url: str, timeout: float, trail: list[str], meta: dict[str, Any], fresh: bool
+    ) -> Outcome:
         seen = {url}
         for _ in range(policy.MAX_REDIRECTS + 1):
-            request = self._request(url, timeout)
-            self.stats.inc_value("robotstxt/request_count")
-            try:
-                response = await self.crawler.engine.download_async(request)
-            except IgnoreRequest as exc:
-                trail.append(f"{url} ignored")
-                # Another middleware refused the fetch: not the site's answer. Like Scrapy's
-                # built-in, treat robots.txt as missing.
-                return policy.allow_all(f"robots.txt request ignored: {exc}")
-            except Exception as exc:
-                trail.append(f"{url} failed")
-                self.stats.inc_value(f"robotstxt/exception_count/{type(exc)}")
-                return policy.from_exception(exc)
+            request, response = await self._download(url, timeout, meta, fresh)
+            if isinstance(response, Outcome):
+                trail.append(f"{url} {'ignored' if response.kind is Kind.ALLOW_ALL else 'failed'}")
+                return response
+            if "cached" in response.flags and policy.is_unavailable_status(response.status):
+                # A replayed outage would keep the origin down for as long as the cache
+                # lasts: ask the site itself.
+                self.stats.inc_value("robotstxt/cached_unavailable_skipped")
+                fresh = True
+                request, response = await self._download(url, timeout, meta, fresh)
+                if isinstance(response, Outcome):
+                    trail.append(f"{url} failed")
+                    return response
             trail.append(f"{url} {response.status}")
             outcome = self._outcome(response)
+            self.stats.inc_value("robotstxt/response_count")
+            self.stats.inc_value(f"robotstxt/response_status_count/{response.status}")
+            if fresh and outcome.kind is not Kind.UNAVAILABLE:
+                self._store_in_http_cache(request, response)
             if outcome.kind is not Kind.REDIRECT:
                 if outcome.kind is Kind.RULES:
-                    await self.crawler.signals.send_catch_log_async(
-                        signal=signals.robots_parsed, robotparser=outcome.rules, request=request
-                    )
+                    self._log_truncation(response, outcome)
+                    await self._send_robots_parsed(outcome, request)
                 return outcome
             assert outcome.location is not None
             url = safe_url_string(response.urljoin(outcome.location))
+            if not url.lower().startswith(_WEB_SCHEMES):
+                # RFC 9309 §2.3.1.2 counts a robots.txt that cannot be reached by redirects as
+                # unavailable (4xx): nothing local is ever read on a site's say-so.
+                self.stats.inc_value("robotstxt/redirect_refused")
+                logger.info("robots.txt redirect to %s refused: not an http(s) URL", url)
+                return policy.allow_all(f"redirect to a non-HTTP URL ({url})")
             if url in seen:
                 self.stats.inc_value("robotstxt/redirect_loop")
                 return policy.allow_all(f"redirect loop at {url}")
@@ -76,37 +129,131 @@ class RobotsTxtFetcher:
         self.stats.inc_value("robotstxt/redirect_limit")
         return policy.allow_all(f"more than {policy.MAX_REDIRECTS} redirects")
 
-    def _request(self, url: str, timeout: float) -> Request:
+    async def _download(
+        self, url: str, timeout: float, meta: dict[str, Any], fresh: bool
+    ) -> tuple[Request, Response | Outcome]:
+        """One hop: the response, or the outcome of a download that gave none."""
+        request = self._request(url, timeout, meta, fresh)
+        self.stats.inc_value("robotstxt/request_count")
+        if not self._received:
+            self.crawler.signals.connect(self._bytes_received, signals.bytes_received)
+        self._received[request] = 0
+        try:
+            return request, await self.crawler.engine.download_async(request)
+        except IgnoreRequest as exc:
+            # Another middleware refused the fetch: not the site's answer. Like Scrapy's
+            # built-in, treat robots.txt as missing.
+            return request, policy.allow_all(f"robots.txt request ignored: {exc}")
+        except UndecodableBody as exc:
+            self.stats.inc_value("robotstxt/undecodable")
+            return request, policy.unavailable(f"body not decodable ({exc})")
+        except Exception as exc:
+            self.stats.inc_value(f"robotstxt/exception_count/{type(exc)}")
+            return request, policy.from_exception(exc)
+        finally:
+            del self._received[request]
+            if not self._received:
+                # Connected only while a fetch is in flight: the handler would otherwise run
+                # for every chunk of every response of the crawl.
+                self.crawler.signals.disconnect(self._bytes_received, signals.bytes_received)
+
+    def _bytes_received(self, data: bytes, request: Request, **kwargs: Any) -> None:
+        if request not in self._received:
+            return
+        received = self._received[request] = self._received[request] + len(data)
+        if received > MAX_BYTES + TRANSFER_MARGIN:
+            self.stats.inc_value("robotstxt/download_stopped")
+            raise StopDownload(fail=False)
+
+    def _request(self, url: str, timeout: float, meta: dict[str, Any], fresh: bool) -> Request:
         return Request(
             url,
             priority=self.DOWNLOAD_PRIORITY,
             callback=NO_CALLBACK,
             dont_filter=True,
+            headers={"Accept-Encoding": ACCEPT_ENCODING},
             meta={
+                **meta,
+                FETCH: True,
                 "dont_obey_robotstxt": True,
                 # Redirects and retries are this package's job, with the spec's limits.
                 "dont_redirect": True,
                 "dont_retry": True,
                 "allow_offsite": True,
                 "download_timeout": timeout,
+                "dont_cache": fresh,
+                **self._size_meta(),
             },
         )
 
+    def _size_meta(self) -> dict[str, Any]:
+        if self._decodes_bodies is None:
+            self._decodes_bodies = (
+                self.crawler.get_downloader_middleware(RobotsTxtBodyMiddleware) is not None
+            )
+        if not self._decodes_bodies:
+            # Without RobotsTxtBodyMiddleware, HttpCompressionMiddleware decodes robots.txt
+            # with DOWNLOAD_MAXSIZE as its only bound: keep it.
+            return {}
+        # The size limit is the fetcher's (_bytes_received), not DOWNLOAD_MAXSIZE, which
+        # would cancel a large robots.txt rather than read its first 500 KiB.
+        return {"download_maxsize": 0}
+
     def _outcome(self, response: Response) -> Outcome:
-        self.stats.inc_value("robotstxt/response_count")
-        self.stats.inc_value(f"robotstxt/response_status_count/{response.status}")
-        outcome = policy.from_response(
+        return policy.from_response(
             response.status,
             response.body,
             location=response.headers.get(b"Location"),
             cache_control=response.headers.get(b"Cache-Control"),
             truncated="dataloss" in response.flags,
+            stopped="download_stopped" in response.flags,
         )
-        if outcome.rules is not None and outcome.rules.truncated:
+
+    def _log_truncation(self, response: Response, outcome: Outcome) -> None:
+        if outcome.rules is not None and (
+            outcome.rules.truncated or "download_stopped" in response.flags
+        ):
             self.stats.inc_value("robotstxt/truncated")
             logger.info(
                 "robots.txt at %s is larger than %d bytes; the rest is ignored",
                 response.url,
                 MAX_BYTES,
             )
-        return outcome
+
+    async def _send_robots_parsed(self, outcome: Outcome, request: Request) -> None:
+        await self.crawler.signals.send_catch_log_async(
+            signal=signals.robots_parsed, robotparser=outcome.rules, request=request
+        )
+
+    def _store_in_http_cache(self, request: Request, response: Response) -> None:
+        """Store an answer fetched past the HTTP cache, so that an offline replay of the crawl
+        still finds the site's latest robots.txt."""
+        from scrapy.downloadermiddlewares.httpcache import HttpCacheMiddleware  # noqa: PLC0415
+
+        cache = self.crawler.get_downloader_middleware(HttpCacheMiddleware)
+        if cache is None or not cache.policy.should_cache_response(response, request):
+            return
+        cache.storage.store_response(self.crawler.spider, request, response)
+
+
+class RobotsTxtBodyMiddleware:
+    """Decodes a compressed robots.txt body up to 500 KiB, before HttpCompressionMiddleware.
+
+    HttpCompressionMiddleware refuses a body that decodes past ``DOWNLOAD_MAXSIZE`` rather than
+    cutting it, and decodes without bound when there is none; either would turn a large or
+    hostile robots.txt into "no robots.txt" or into all the crawler's memory. Only robots.txt
+    requests of this package are touched. The add-on places it just before
+    HttpCompressionMiddleware (closer to the downloader).
+    """
+
+    def process_response(
+        self, request: Request, response: Response, spider: Any = None
+    ) -> Response:
+        encoding = response.headers.get(b"Content-Encoding")
+        if not encoding or not request.meta.get(FETCH):
+            return response
+        headers = response.headers.copy()
+        del headers[b"Content-Encoding"]
+        # One byte past the limit tells the parser that the file went on (a stat and a log).
+        body = decode(response.body, encoding, MAX_BYTES + 1)
+        return response.replace(body=body, headers=headers)

@@ -21,7 +21,7 @@ def test_2xx_parses_the_rules(status: int) -> None:
 
 
 def test_2xx_html_body_keeps_only_rule_lines() -> None:
-    body = b"<html><body>\nUser-agent: *<br>\nDisallow: /x\n</body></html>"
+    body = b"<html><body>\nUser-agent: * <br>\nDisallow: /x\n</body></html>"
     outcome = from_response(200, body)
     assert outcome.rules is not None
     assert not outcome.rules.allowed("http://a/x", "bot")

@@ -6,7 +6,8 @@
 | 3xx                                  | REDIRECT: fetched again, at most 5 hops    |
 | 4xx but 429                          | ALLOW_ALL: the body is never read          |
 | 429, 5xx, other codes, network error | UNAVAILABLE: complete disallow, retry later|
-| a body cut short                     | UNAVAILABLE                                |
+| a body cut short by the network      | UNAVAILABLE                                |
+| a body stopped at the 500 KiB limit  | RULES from its first 500 KiB               |
 """
 
 from __future__ import annotations
@@ -59,6 +60,11 @@ def unavailable(reason: str) -> Outcome:
     return Outcome(Kind.UNAVAILABLE, reason)
 
 
+def is_unavailable_status(status: int) -> bool:
+    """RFC 9309 §2.3.1.4: server errors (and, as Google reads it, 429) mean unreachable."""
+    return status >= 500 or status == 429 or status < 200
+
+
 def from_response(
     status: int,
     body: bytes,
@@ -66,10 +72,16 @@ def from_response(
     location: bytes | None = None,
     cache_control: bytes | None = None,
     truncated: bool = False,
+    stopped: bool = False,
 ) -> Outcome:
+    """*truncated*: the network cut the body short (unavailable: what is missing is unknown);
+    *stopped*: the download was stopped at the size limit on purpose (its first bytes are the
+    rules, but a stop that left nothing to read is no answer)."""
     reason = f"HTTP {status}"
     if truncated:
         return unavailable(f"{reason} with a truncated body")
+    if stopped and not body:
+        return unavailable(f"{reason}, stopped at the size limit with no content decoded")
     if 200 <= status < 300:
         rules = RobotsTxt.parse(body)
         return Outcome(Kind.RULES, reason, rules, max_age(cache_control), body=body[:MAX_BYTES])
@@ -77,9 +89,9 @@ def from_response(
         if not location:
             return allow_all(f"{reason} without a Location header")
         return Outcome(Kind.REDIRECT, reason, location=location.decode("latin-1"))
-    if 400 <= status < 500 and status != 429:
-        return allow_all(reason)
-    return unavailable(reason)
+    if is_unavailable_status(status):
+        return unavailable(reason)
+    return allow_all(reason)
 
 
 def from_exception(exc: BaseException) -> Outcome:

@@ -1,0 +1,251 @@
+"""The robots.txt fetch inside a real project's downloader stack: HTTP cache, size limits,
+compression, proxies and redirects off the web, each read from what the server saw."""
+
+from __future__ import annotations
+
+import gzip
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+from scrapy import Request
+from scrapy.utils.defer import deferred_f_from_coro_f, maybe_deferred_to_future
+from twisted.web import http, proxy, server
+
+from scrapy_robotsmeta.robotstxt import MAX_BYTES
+from scrapy_robotsmeta.robotstxt.body import TRANSFER_MARGIN, decode
+from tests.crawl import ListSpider, crawl
+from tests.server import Site, _reactor, html, sequence, static
+
+RULES = "User-agent: *\nDisallow: /private\n"
+UNAVAILABLE = static("", status=503)
+
+
+def pages(site: Site, robots: Any, count: int = 5) -> list[str]:
+    site.add({"/robots.txt": robots, "/private": html("no")})
+    site.add({f"/p/{i}": html(f"page {i}") for i in range(count)})
+    return [site.url(f"/p/{i}") for i in range(count)] + [site.url("/private")]
+
+
+def page_hits(site: Site) -> int:
+    return sum(count for path, count in site.hits.items() if path.startswith("/p/"))
+
+
+def large(size: int) -> bytes:
+    """A robots.txt of *size* bytes whose rule comes first, padded with comments."""
+    head = RULES.encode()
+    return head + b"# padding\n" * ((size - len(head)) // 10)
+
+
+# -- Scrapy's HTTP cache -------------------------------------------------------------------
+
+
+@deferred_f_from_coro_f
+async def test_an_http_cached_outage_is_retried_at_the_site(site: Site, tmp_path: Path) -> None:
+    """RFC 9309 §2.3.1.4: an unreachable robots.txt is tried again later. With Scrapy's HTTP
+    cache on, each retry still reaches the site, and the origin recovers when the site does."""
+    urls = pages(site, sequence(UNAVAILABLE, UNAVAILABLE, static(RULES)))
+    settings = {
+        "HTTPCACHE_ENABLED": True,
+        "HTTPCACHE_DIR": str(tmp_path / "cache"),
+        "ROBOTSTXT_RETRY_DELAY": 0.1,
+    }
+    result = await crawl(urls, settings, ListSpider)
+    assert site.hits["/robots.txt"] == 3
+    assert page_hits(site) == 5
+    assert site.hits["/private"] == 0
+    assert result.stat("robotstxt/forbidden") == 1
+
+
+@deferred_f_from_coro_f
+async def test_a_cached_outage_from_an_earlier_run_is_not_replayed(
+    site: Site, tmp_path: Path
+) -> None:
+    """The cache of an earlier run holds a 503: it is skipped, the site asked, and its answer
+    stored, so that a later offline replay finds the recovered robots.txt."""
+    urls = pages(site, UNAVAILABLE)
+    settings = {
+        "HTTPCACHE_ENABLED": True,
+        "HTTPCACHE_DIR": str(tmp_path / "cache"),
+        "ROBOTSTXT_RETRY_DELAY": 60,
+        "CLOSESPIDER_TIMEOUT": 0.5,
+    }
+    await crawl(urls, settings, ListSpider)
+    assert site.hits["/robots.txt"] == 1  # the 503 is now in the cache
+    site.add({"/robots.txt": static(RULES)})
+    second = await crawl(urls, {**settings, "CLOSESPIDER_TIMEOUT": 0}, ListSpider)
+    assert site.hits["/robots.txt"] == 2
+    assert second.stat("robotstxt/cached_unavailable_skipped") == 1
+    assert page_hits(site) == 5
+    site.add({"/robots.txt": UNAVAILABLE})  # an offline replay never asks the site
+    third = await crawl(urls, {**settings, "CLOSESPIDER_TIMEOUT": 0}, ListSpider)
+    assert site.hits["/robots.txt"] == 2
+    assert third.stat("robotstxt/forbidden") == 1
+
+
+# -- Size limits and compression ------------------------------------------------------------
+
+
+@deferred_f_from_coro_f
+async def test_a_robots_txt_larger_than_download_maxsize_applies_its_rules(site: Site) -> None:
+    """RFC 9309 §2.5: at least the first 500 KiB are parsed, whatever DOWNLOAD_MAXSIZE says."""
+    urls = pages(site, static(large(200_000)))
+    result = await crawl(urls, {"DOWNLOAD_MAXSIZE": 100_000}, ListSpider)
+    assert site.hits["/private"] == 0
+    assert result.stat("robotstxt/forbidden") == 1
+    assert page_hits(site) == 5
+
+
+@deferred_f_from_coro_f
+async def test_a_gzipped_robots_txt_larger_than_download_maxsize_applies_its_rules(
+    site: Site,
+) -> None:
+    """The same file compressed: decompression past DOWNLOAD_MAXSIZE never means allow-all."""
+    body = gzip.compress(large(200_000))
+    urls = pages(site, static(body, headers={"Content-Encoding": "gzip"}))
+    result = await crawl(urls, {"DOWNLOAD_MAXSIZE": 100_000}, ListSpider)
+    assert site.hits["/private"] == 0
+    assert result.stat("robotstxt/forbidden") == 1
+
+
+@deferred_f_from_coro_f
+async def test_a_gzip_bomb_is_read_to_500_kib_only(site: Site) -> None:
+    """A small compressed body that expands to 200 MB: its first rules apply, and decoding it
+    costs the 500 KiB limit, not the 200 MB."""
+    bomb = gzip.compress(RULES.encode() + b"\n" * 200_000_000, compresslevel=9)
+    urls = pages(site, static(bomb, headers={"Content-Encoding": "gzip"}))
+    tracemalloc.start()
+    try:
+        result = await crawl(urls, {"DOWNLOAD_MAXSIZE": 1_000_000}, ListSpider)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert site.hits["/private"] == 0
+    assert result.stat("robotstxt/forbidden") == 1
+    assert result.stat("robotstxt/truncated") == 1
+    assert peak < 40_000_000  # the crawl's own allocations, nowhere near 200 MB
+
+
+class Streamed:
+    """An endless robots.txt written in chunks as the client reads, counting what was sent."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self.sent = 0
+
+    def __call__(self, request: server.Request) -> int:
+        request.setHeader("Content-Type", "text/plain")
+        request.setHeader("Content-Length", str(self.total))
+        chunk = large(64 * 1024)
+        answer = self
+
+        class Producer:
+            def resumeProducing(self) -> None:
+                if answer.sent >= answer.total or request.finished:
+                    request.unregisterProducer()
+                    if not request.finished and not request._disconnected:
+                        request.finish()
+                    return
+                answer.sent += len(chunk)
+                request.write(chunk)
+
+            def pauseProducing(self) -> None:
+                pass
+
+            def stopProducing(self) -> None:
+                answer.total = answer.sent
+
+        request.registerProducer(Producer(), False)
+        return server.NOT_DONE_YET
+
+
+@deferred_f_from_coro_f
+async def test_a_50_mb_robots_txt_is_downloaded_to_500_kib_only(site: Site) -> None:
+    """The download stops soon after the first 500 KiB, which are parsed: a huge robots.txt
+    costs the limit in transfer, not its size (the server may have queued a few socket
+    buffers' worth more by then)."""
+    streamed = Streamed(50_000_000)
+    urls = pages(site, streamed)
+    result = await crawl(urls, {}, ListSpider)
+    assert site.hits["/private"] == 0
+    assert result.stat("robotstxt/download_stopped") == 1
+    assert result.stat("robotstxt/truncated") == 1
+    assert streamed.sent < 10_000_000
+    assert page_hits(site) == 5
+
+
+def test_decoding_keeps_the_first_500_kib_of_content() -> None:
+    """RFC 9309 §2.5's limit applies to the content, after Content-Encoding."""
+    body = large(2_000_000)
+    assert decode(gzip.compress(body), b"gzip") == body[:MAX_BYTES]
+    assert decode(body, b"identity") == body[:MAX_BYTES]
+    assert MAX_BYTES + TRANSFER_MARGIN < 600 * 1024
+
+
+# -- Proxies ----------------------------------------------------------------------------------
+
+
+class LoggingProxyRequest(proxy.ProxyRequest):
+    seen: list[str]
+
+    def process(self) -> None:
+        type(self).seen.append(self.uri.decode())
+        super().process()
+
+
+@deferred_f_from_coro_f
+async def test_robots_txt_goes_through_the_requests_proxy(site: Site) -> None:
+    """The robots.txt request takes the routing meta keys of the request that needed it: a
+    site reachable only through a proxy has its robots.txt fetched through it too."""
+    LoggingProxyRequest.seen = []
+
+    class LoggingProxy(proxy.Proxy):
+        requestFactory = LoggingProxyRequest
+
+    factory = http.HTTPFactory()
+    factory.protocol = LoggingProxy  # type: ignore[method-assign,assignment]
+    port: Any = _reactor().listenTCP(0, factory, interface="127.0.0.1")
+    try:
+        proxy_url = f"http://127.0.0.1:{port.getHost().port}"
+        urls = pages(site, static(RULES))
+
+        class ProxiedSpider(ListSpider):
+            name = "proxied"
+
+            async def start(self) -> Any:
+                for url in self.start_urls:
+                    yield Request(url, callback=self.parse_page, meta={"proxy": proxy_url})
+
+        await crawl(urls, {}, ProxiedSpider)
+    finally:
+        await maybe_deferred_to_future(port.stopListening())
+    assert site.url("/robots.txt") in LoggingProxyRequest.seen
+    assert site.hits["/private"] == 0
+    assert page_hits(site) == 5
+
+
+# -- Redirects stay on the web ------------------------------------------------------------------
+
+
+@deferred_f_from_coro_f
+async def test_a_redirect_to_a_local_file_reads_nothing_and_allows_all(
+    site: Site, tmp_path: Path
+) -> None:
+    """RFC 9309 §2.3.1.2: a robots.txt that redirects where HTTP cannot follow is unavailable
+    (4xx): everything is allowed, and no local file is read on the site's say-so."""
+    local = tmp_path / "robots.txt"
+    local.write_text("User-agent: *\nDisallow: /p/\n")
+    urls = pages(site, static(b"", 301, {"Location": local.as_uri()}))
+    result = await crawl(urls, {}, ListSpider)
+    assert page_hits(site) == 5
+    assert site.hits["/private"] == 1
+    assert result.stat("robotstxt/redirect_refused") == 1
+
+
+@deferred_f_from_coro_f
+async def test_a_redirect_to_a_data_url_is_refused(site: Site) -> None:
+    target = "data:text/plain,User-agent:%20*%0ADisallow:%20/p/"
+    urls = pages(site, static(b"", 302, {"Location": target}))
+    result = await crawl(urls, {}, ListSpider)
+    assert page_hits(site) == 5
+    assert result.stat("robotstxt/redirect_refused") == 1
