@@ -24,12 +24,15 @@ test: lint
 demo: $(STAMP)
 	$(BIN)/python example_project/run_demo.py
 
-# Scripts that print tables, not tests: about 13 minutes in all (see benchmarks/README.md).
+# Scripts that print tables, not tests: a quarter of an hour or more in all (each one's time in
+# benchmarks/README.md).
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.matcher
 	$(BIN)/python -m benchmarks.meta
 	$(BIN)/python -m benchmarks.crawl
 	$(BIN)/python -m benchmarks.memory
+	$(BIN)/python -m benchmarks.parked
+	$(BIN)/python -m benchmarks.redis_memory
 
 clean:
 	rm -rf $(VENV) build *.egg-info

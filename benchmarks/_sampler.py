@@ -5,13 +5,15 @@ On a shared machine the CPU time of a whole crawl varies by ±20 % from run to r
 does not suffer from that: whatever slows the machine slows both sides of it.
 
 About every millisecond of CPU time (SIGPROF), the CPU time since the last sample goes to the
-nearest frame on the stack that *owns* work: the robots.txt part (this package's downloader
-middleware and matcher, or Scrapy's robots.txt middleware and parser), the meta part (this
-package's spider middleware and readers), or anything else of Scrapy, Twisted, asyncio or the
-spider. Frames of helper libraries (urllib, w3lib, lxml, logging, Protego...) count for whoever
-called them. Two kinds of Scrapy frames run our code for us and count as ours: the spider
-middleware base class looping over a callback's output for our middleware, and the signal
-dispatch calling one of our handlers.
+nearest frame on the stack that *owns* work: the robots.txt part (every module of this package
+but the meta part's: middleware, fetcher, parking lot, storages, matcher; or Scrapy's robots.txt
+middleware and parser), the meta part (this package's spider middleware and readers), or
+anything else of Scrapy, Twisted, asyncio or the spider. Frames of helper libraries (urllib,
+w3lib, lxml, logging, Protego, redis-py...) count for whoever called them. Two kinds of Scrapy
+frames run our code for us and count as ours: the spider middleware base class looping over a
+callback's output for our middleware, and the signal dispatch calling one of our handlers.
+A crawl may also name libraries that only our code uses in it (redis-py for RedisStorage):
+their frames are then ours even when the event loop runs them.
 """
 
 from __future__ import annotations
@@ -23,52 +25,79 @@ from types import FrameType
 from typing import Any
 
 ROBOTSTXT, META, OTHER = "robots.txt", "meta", "other"
+# This package's modules by name: the meta part's are listed, and every other module of the
+# package is the robots.txt part (middleware, fetcher, parking lot, reactor helpers, storages,
+# matcher), so code that moves between modules stays counted where it belongs. The
+# user-agent helpers serve both parts and count for their caller.
+_META_MODULES = ("spidermiddleware", "pagemeta", "directives")
+_SHARED_MODULES = ("useragent", "defaults")
+_PACKAGE = "scrapy_robotsmeta"
 _OWNERS = (
-    ("/scrapy_robotsmeta/downloadermiddleware.py", ROBOTSTXT),
-    ("/scrapy_robotsmeta/robotstxt/", ROBOTSTXT),
     ("/scrapy/downloadermiddlewares/robotstxt.py", ROBOTSTXT),
     ("/scrapy/robotstxt.py", ROBOTSTXT),
-    ("/scrapy_robotsmeta/spidermiddleware.py", META),
-    ("/scrapy_robotsmeta/pagemeta.py", META),
-    ("/scrapy_robotsmeta/directives.py", META),
     ("/scrapy/", OTHER),
     ("/twisted/", OTHER),
     ("/asyncio/", OTHER),
     ("/benchmarks/", OTHER),
 )
-# Scrapy frames that run one of our objects' code: (file, local variable holding it), and
-# the modules of the classes that count.
+# Scrapy frames that run one of our objects' code: (file, local variable holding it).
 _RUNNING_OURS = (("spidermiddlewares/base.py", "self"), ("pydispatch/robustapply.py", "receiver"))
-_CLASS_PARTS = {
-    "scrapy_robotsmeta.downloadermiddleware": ROBOTSTXT,
-    "scrapy_robotsmeta.spidermiddleware": META,
-    "scrapy.downloadermiddlewares.robotstxt": ROBOTSTXT,
-}
+_SCRAPY_PARTS = {"scrapy.downloadermiddlewares.robotstxt": ROBOTSTXT}
+
+
+def _module_part(module: str) -> str | None:
+    """The part a module of this package belongs to (None: its caller's), or None for a
+    module of another package."""
+    if module == _PACKAGE or module.startswith(_PACKAGE + "."):
+        name = module.split(".")[1] if "." in module else ""
+        if name in _META_MODULES:
+            return META
+        if name in _SHARED_MODULES:
+            return None
+        return ROBOTSTXT
+    return _SCRAPY_PARTS.get(module)
+
+
+def _file_part(filename: str) -> str | None:
+    """The part a source file belongs to, None when its frame counts for its caller."""
+    marker = f"/{_PACKAGE}/"
+    if marker in filename:
+        relative = filename.rsplit(marker, 1)[1].removesuffix(".py").replace("/", ".")
+        return _module_part(f"{_PACKAGE}.{relative}")
+    for fragment, part in _OWNERS:
+        if fragment in filename:
+            return part
+    return None
 
 
 def _part_of(obj: Any) -> str | None:
     """The part an object (or the object of a bound method) belongs to, if it is ours."""
-    return _CLASS_PARTS.get(type(getattr(obj, "__self__", obj)).__module__)
+    return _module_part(type(getattr(obj, "__self__", obj)).__module__)
 
 
-def owner(frame: FrameType | None) -> str:
+def owner(frame: FrameType | None, libraries: tuple[str, ...] = ()) -> str:
+    """The part that owns the innermost frame; *libraries*: file fragments of libraries whose
+    frames are the robots.txt part's even when no frame of ours is below them."""
     while frame is not None:
         filename = frame.f_code.co_filename
+        if libraries and any(fragment in filename for fragment in libraries):
+            return ROBOTSTXT
         for fragment, variable in _RUNNING_OURS:
             if filename.endswith(fragment):
                 part = _part_of(frame.f_locals.get(variable))
                 if part is not None:
                     return part
-        for fragment, part in _OWNERS:
-            if fragment in filename:
-                return part
+        part = _file_part(filename)
+        if part is not None:
+            return part
         frame = frame.f_back
     return OTHER
 
 
 class Sampler:
-    def __init__(self, interval: float = 0.001) -> None:
+    def __init__(self, interval: float = 0.001, libraries: tuple[str, ...] = ()) -> None:
         self.interval = interval
+        self.libraries = libraries
         self.seconds: defaultdict[str, float] = defaultdict(float)
         self._last = 0.0
 
@@ -76,7 +105,7 @@ class Sampler:
         # Python runs the handler between two bytecodes: the signals of a long C call (lxml
         # parsing a page) arrive as one, so each sample weighs the CPU time it stands for.
         now = time.process_time()
-        self.seconds[owner(frame)] += now - self._last
+        self.seconds[owner(frame, self.libraries)] += now - self._last
         self._last = now
 
     def start(self) -> None:
