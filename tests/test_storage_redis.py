@@ -20,8 +20,12 @@ from scrapy.utils.defer import (
     maybe_deferred_to_future,
 )
 from twisted.internet.defer import DeferredList
-from twisted.internet.task import deferLater
+from twisted.internet.task import Clock, deferLater
 
+from scrapy_robotsmeta.robotstxt.cache import OriginCache
+from scrapy_robotsmeta.robotstxt.origin import Origin
+from scrapy_robotsmeta.robotstxt.policy import unavailable
+from scrapy_robotsmeta.robotstxt.state import OriginState, Timing
 from scrapy_robotsmeta.storage import RedisStorage
 from scrapy_robotsmeta.storage.redis import StorageConfigError
 from tests.crawl import ListSpider, crawl, make_crawler
@@ -235,3 +239,41 @@ async def test_redis_failing_mid_crawl_loses_nothing(
         caplog.text.count("Redis answers again") == failures == stat("robotstxt/redis/recovered")
     )
     assert stat("robotstxt/dropped_on_close") == 0
+
+
+def storage_of_a_worker(redis_url: str, clock: Clock) -> RedisStorage:
+    """A worker's RedisStorage, outside a crawl: its time is *clock*'s."""
+    crawler = make_crawler(ListSpider, settings(redis_url), clock)
+    crawler.spider = ListSpider.from_crawler(crawler, start_urls=[])
+    return RedisStorage(crawler, OriginCache(100))
+
+
+@deferred_f_from_coro_f
+async def test_a_retry_another_worker_just_made_is_not_made_again(
+    redis_url: str, clock: Clock
+) -> None:
+    """One outage schedule for the fleet: a worker that goes to retry a failing robots.txt
+    just after another worker retried it (and published the next retry for later) takes
+    that schedule instead of fetching again, though the lease is free by then."""
+    origin = Origin("http", "example.com", 80)
+    first, second = storage_of_a_worker(redis_url, clock), storage_of_a_worker(redis_url, clock)
+    timing = Timing(
+        expiration=86400.0,
+        retry_delay=2.0,
+        retry_max_delay=60.0,
+        unavailable_timeout=600.0,
+        download_timeout=180.0,
+    )
+    retried = OriginState(origin)
+    assert await first.claim_fetch(retried)
+    retried.start_fetch(clock.seconds(), timing)
+    retried.apply(unavailable("HTTP 503"), clock.seconds(), timing)
+    await first.publish(retried, unavailable("HTTP 503"))
+    assert client(redis_url).get(f"{PREFIX}:lease:{origin}") is None
+
+    late = OriginState(origin)  # found the retry due before the outcome was published
+    assert not await second.claim_fetch(late)
+    assert late.retry_at == retried.retry_at
+    assert client(redis_url).get(f"{PREFIX}:lease:{origin}") is None
+    await first.close()
+    await second.close()

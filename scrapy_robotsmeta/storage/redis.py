@@ -291,7 +291,13 @@ class RedisStorage(Storage):
         return True
 
     async def _adopt_published(self, state: OriginState) -> bool:
-        """Take the state another process published, if it lets requests be decided now."""
+        """Take the state another process published, if it lets requests be decided now or
+        puts the next fetch off until later.
+
+        The second case is an outage: every process wakes at the fleet's retry time, one
+        takes the lease and fetches, and a process that tries a moment after that fetch ended
+        finds the lease free again. The published retry time, now in the future, tells it that
+        the try it meant to make was made."""
         published: dict[bytes, bytes] = await self.redis.hgetall(  # type: ignore[assignment]
             self._key("state", state.origin)
         )
@@ -299,10 +305,11 @@ class RedisStorage(Storage):
             return False
         snapshot = json.loads(published[b"snapshot"])
         now = self.clock.seconds()
-        if snapshot["expires_at"] <= now:
+        retry_later = snapshot["retry_at"] is not None and snapshot["retry_at"] > now
+        if snapshot["expires_at"] <= now and not retry_later:
             return False
         self._adopt(state, snapshot, published.get(b"body"))
-        return state.decide(now) is not Decision.WAIT
+        return retry_later or state.decide(now) is not Decision.WAIT
 
     def _adopt(self, state: OriginState, snapshot: dict[str, Any], body: bytes | None) -> None:
         if snapshot == state.snapshot():
