@@ -33,6 +33,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.memory
 	$(BIN)/python -m benchmarks.parked
 	$(BIN)/python -m benchmarks.redis_memory
+	$(BIN)/python -m benchmarks.fleet
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -12,7 +12,8 @@ from the processes' memory, since a killed process leaves nothing else behind:
   written as the request arrives (the truth: what the site saw);
 - ``DIRECTORY/worker-NAME.log``: ``opened LEASE_ID`` when the worker's crawl opens (the value
   its fetch leases carry in Redis), ``closed REASON`` at its end, and one ``EVENT URL`` line
-  per step of a request through the worker: ``dequeued`` (scrapy-redis's queue handed it to
+  per step of a request through the worker: ``read`` (a start URL taken from Redis),
+  ``dequeued`` (scrapy-redis's queue handed it to
   the engine), ``sched`` / ``sched-again`` (scheduled, ``-again`` with ``dont_filter``, as a
   request sent back to be parked is), ``dropped`` (by the duplicate filter), ``parked``
   (by the robots.txt middleware, in the process), ``pushed`` (that parked request is in
@@ -217,6 +218,13 @@ def run_worker(directory: Path, name: str, redis_url: str, extra: dict[str, Any]
         name = SPIDER
         redis_key = START_URLS_KEY
 
+        def pop_list_queue(self, redis_key: str, batch_size: int) -> list[bytes]:
+            # Written down as they leave Redis: scrapy-redis turns them into requests lazily.
+            datas: list[bytes] = super().pop_list_queue(redis_key, batch_size)
+            for data in datas:
+                log.write(f"read {data.decode()}\n")
+            return datas
+
         def make_request_from_data(self, data: bytes) -> Request:
             # A plain URL, filtered like any link (scrapy-redis's own start requests are
             # dont_filter, which would fetch a page twice when a link also leads to it).
@@ -381,19 +389,31 @@ class Fleet:
             f"workers {', '.join(names)} to open their crawl",
         )
 
-    def losses(self, name: str, missing: Iterable[str]) -> dict[str, set[str]]:
-        """Where the *missing* pages were when worker *name* was killed, from its last step:
-
-        - ``engine``: dequeued from scrapy-redis's queue (or read from the start URLs) and not
-          sent back to be parked, so Scrapy's engine held it, as in any scrapy-redis crawl;
-        - ``outbox``: parked in the process, not yet written to Redis;
-        - ``release``: taken out of Redis to be crawled, not yet in scrapy-redis's queue;
-        - ``unexplained``: none of these (a request the worker never saw, or had passed on).
-        """
+    def steps(self, name: str) -> dict[str, list[str]]:
+        """URL → its steps through worker *name* that changed something: a duplicate that was
+        scheduled and dropped is left out."""
         steps: dict[str, list[str]] = {}
         for line in self.worker_log(name):
             step, _, url = line.partition(" ")
-            steps.setdefault(url, []).append(step)
+            seen = steps.setdefault(url, [])
+            if step == "dropped" and seen and seen[-1] in ("sched", "sched-again"):
+                seen.pop()
+            else:
+                seen.append(step)
+        return steps
+
+    def losses(self, name: str, missing: Iterable[str]) -> dict[str, set[str]]:
+        """Where the *missing* pages were when worker *name* was killed, from its last step:
+
+        - ``engine``: taken from scrapy-redis's start URLs or queue and not sent back to be
+          parked, so Scrapy's engine held it, as in any scrapy-redis crawl (this includes a
+          request some worker put in the queue and none took out: the killed worker took it
+          in the instant between its pop and writing that step down);
+        - ``outbox``: parked in the process, not yet written to Redis;
+        - ``release``: taken out of Redis to be crawled, not yet in scrapy-redis's queue;
+        - ``unexplained``: none of these.
+        """
+        everyone = {worker: self.steps(worker) for worker in self.workers}
         found: dict[str, set[str]] = {
             "engine": set(),
             "outbox": set(),
@@ -401,17 +421,34 @@ class Fleet:
             "unexplained": set(),
         }
         for url in missing:
-            seen = steps.get(url, [])
+            seen = everyone[name].get(url, [])
             last = seen[-1] if seen else None
+            trails = [steps.get(url, []) for steps in everyone.values()]
+            popped_unseen = not any("dequeued" in trail for trail in trails) and any(
+                trail and trail[-1] == "sched" for trail in trails
+            )
             if last == "parked":
                 found["outbox"].add(url)
             elif last == "released" or (last in ("sched", "sched-again") and "released" in seen):
                 found["release"].add(url)
-            elif last in ("dequeued", "sched"):
+            elif last in ("read", "dequeued", "sched") or popped_unseen:
                 found["engine"].add(url)
             else:
                 found["unexplained"].add(url)
         return found
+
+    def trail(self, url: str) -> dict[str, list[str]]:
+        """Worker → every step of *url* through it, for the workers that saw it."""
+        trails = {}
+        for name in self.workers:
+            steps = [
+                line.partition(" ")[0]
+                for line in self.worker_log(name)
+                if line.partition(" ")[2] == url
+            ]
+            if steps:
+                trails[name] = steps
+        return trails
 
     def lease_holder(self, origin: str) -> str | None:
         """The worker that holds *origin*'s fetch lease now, if any."""
