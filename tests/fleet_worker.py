@@ -13,13 +13,15 @@ from the processes' memory, since a killed process leaves nothing else behind:
 - ``DIRECTORY/worker-NAME.log``: ``opened LEASE_ID`` when the worker's crawl opens (the value
   its fetch leases carry in Redis), ``closed REASON`` at its end, and one ``EVENT URL`` line
   per step of a request through the worker: ``read`` (a start URL taken from Redis),
-  ``dequeued`` (scrapy-redis's queue handed it to
-  the engine), ``sched`` / ``sched-again`` (scheduled, ``-again`` with ``dont_filter``, as a
-  request sent back to be parked is), ``dropped`` (by the duplicate filter), ``parked``
-  (by the robots.txt middleware, in the process), ``pushed`` (that parked request is in
-  Redis), ``released`` (taken out of Redis to be crawled).
+  ``dequeued`` (scrapy-redis's queue handed it to the engine), ``sched`` / ``sched-again``
+  (scheduled, ``-again`` with ``dont_filter``, as a request sent back to be parked is),
+  ``dropped`` (by the duplicate filter), ``parked`` (by the robots.txt middleware, in the
+  process), ``pushed`` (that parked request is in Redis), ``released`` (taken out of Redis to
+  be crawled).
 
-Those steps tell where a killed worker's lost requests were (:meth:`Fleet.losses`).
+Those steps tell where a killed worker's lost requests were (:meth:`Fleet.losses`). The
+scheduler and the storage are scrapy-redis's and RedisStorage, subclassed only to write the
+steps down.
 
 Origin 0 of the site is the one whose robots.txt fails: while ``DIRECTORY/hold`` exists its
 robots.txt requests are accepted and never answered (a slow fetch that holds the lease);
@@ -209,7 +211,6 @@ def run_worker(directory: Path, name: str, redis_url: str, extra: dict[str, Any]
     from scrapy_redis.spiders import RedisSpider  # type: ignore[import-untyped,unused-ignore]  # noqa: PLC0415
 
     from scrapy_robotsmeta.downloadermiddleware import RobotsTxtMiddleware  # noqa: PLC0415
-    from scrapy_robotsmeta.storage import RedisStorage  # noqa: PLC0415
 
     log_path = str(directory / f"worker-{name}.log")
     log = _worker_log(log_path)
@@ -320,13 +321,15 @@ class Fleet:
 
     def _spawn(self, *args: str) -> subprocess.Popen[bytes]:
         root = Path(__file__).resolve().parents[1]
-        return subprocess.Popen(
-            [sys.executable, "-m", "tests.fleet_worker", *args],
-            cwd=root,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=(self.directory / "stderr.log").open("ab"),
-        )
+        # The child keeps its own copy of the descriptor: this process closes its one.
+        with (self.directory / "stderr.log").open("ab") as stderr:
+            return subprocess.Popen(
+                [sys.executable, "-m", "tests.fleet_worker", *args],
+                cwd=root,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=stderr,
+            )
 
     # -- the site
 
