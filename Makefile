@@ -4,6 +4,9 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The same suite against the lowest versions setup.cfg declares (constraints-lowest.txt).
+LOWEST ?= .venv-lowest
+LOWEST_STAMP := $(LOWEST)/.installed
 
 .PHONY: test lint demo bench clean
 
@@ -12,13 +15,19 @@ $(STAMP): setup.cfg pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
+$(LOWEST_STAMP): setup.cfg pyproject.toml constraints-lowest.txt
+	$(PYTHON) -m venv $(LOWEST)
+	$(LOWEST)/bin/python -m pip install --quiet -c constraints-lowest.txt -e '.[test]'
+	touch $@
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: lint
+test: lint $(LOWEST_STAMP)
 	$(BIN)/python -m pytest -q
+	$(LOWEST)/bin/python -m pytest -q -m "not newest_scrapy"
 
 # The example project needs nothing beyond the package, which $(STAMP) installs.
 demo: $(STAMP)
@@ -36,4 +45,4 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.fleet
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(LOWEST) build *.egg-info

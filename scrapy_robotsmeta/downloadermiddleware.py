@@ -62,6 +62,12 @@ class RobotsTxtMiddleware:
         settings = crawler.settings
         if not settings.getbool("ROBOTSTXT_OBEY"):
             raise NotConfigured
+        if not settings.getbool("TWISTED_REACTOR_ENABLED", True):
+            # Not NotConfigured: that would crawl without robots.txt, silently.
+            raise RuntimeError(
+                "scrapy_robotsmeta's RobotsTxtMiddleware needs the Twisted reactor (its timers "
+                "and retries run on it); it cannot run with TWISTED_REACTOR_ENABLED = False"
+            )
         self.crawler = crawler
         self.clock: Clock = crawler_clock(crawler)
         assert crawler.stats is not None
@@ -157,7 +163,8 @@ class RobotsTxtMiddleware:
         self.stats.inc_value("robotstxt/forbidden")
         raise IgnoreRequest(f"Forbidden by robots.txt: {why}")
 
-    async def process_request(self, request: Request) -> Request | None:
+    # spider: passed by Scrapy < 2.14 only.
+    async def process_request(self, request: Request, spider: Any = None) -> Request | None:
         while True:
             origin = self._origin(request)
             if origin is None:

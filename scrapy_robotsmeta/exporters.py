@@ -29,6 +29,14 @@ logger = logging.getLogger(__name__)
 DIRECTIVE_KEYS = tuple(NO_RULES.to_dict())
 
 
+# Public as get_serialized_fields since Scrapy 2.14.
+_SERIALIZED_FIELDS = (
+    "get_serialized_fields"
+    if hasattr(exporters.BaseItemExporter, "get_serialized_fields")
+    else "_get_serialized_fields"
+)
+
+
 class CsvItemExporter(exporters.CsvItemExporter):
     """Scrapy's CSV exporter, with the robots field written as one column per directive.
 
@@ -69,7 +77,8 @@ class CsvItemExporter(exporters.CsvItemExporter):
                 self.csv_writer.writerow(self._columns)
         elif self._fields_guessed and not self._warned_dropped:
             self._warn_dropped(item)
-        cells = self.get_serialized_fields(item, default_value="", include_empty=True)
+        serialized = getattr(self, _SERIALIZED_FIELDS)
+        cells = serialized(item, default_value="", include_empty=True)
         row = [self._text(value) for name, value in cells for value in self._cells(name, value)]
         self.csv_writer.writerow(row)
 

@@ -24,6 +24,7 @@ from scrapy.exceptions import IgnoreRequest, StopDownload
 from scrapy.http.request import NO_CALLBACK
 from w3lib.url import safe_url_string
 
+from scrapy_robotsmeta._compat import ROBOTS_PARSED, download, send_signal
 from scrapy_robotsmeta.robotstxt import MAX_BYTES, policy
 from scrapy_robotsmeta.robotstxt.body import (
     ACCEPT_ENCODING,
@@ -139,7 +140,7 @@ class RobotsTxtFetcher:
             self.crawler.signals.connect(self._bytes_received, signals.bytes_received)
         self._received[request] = 0
         try:
-            return request, await self.crawler.engine.download_async(request)
+            return request, await download(self.crawler.engine, request)
         except IgnoreRequest as exc:
             # Another middleware refused the fetch: not the site's answer. Like Scrapy's
             # built-in, treat robots.txt as missing.
@@ -221,9 +222,10 @@ class RobotsTxtFetcher:
             )
 
     async def _send_robots_parsed(self, outcome: Outcome, request: Request) -> None:
-        await self.crawler.signals.send_catch_log_async(
-            signal=signals.robots_parsed, robotparser=outcome.rules, request=request
-        )
+        if ROBOTS_PARSED is not None:
+            await send_signal(
+                self.crawler.signals, ROBOTS_PARSED, robotparser=outcome.rules, request=request
+            )
 
     def _store_in_http_cache(self, request: Request, response: Response) -> None:
         """Store an answer fetched past the HTTP cache, so that an offline replay of the crawl

@@ -10,6 +10,7 @@ from scrapy.crawler import Crawler
 from scrapy.http import Response
 from scrapy.linkextractors import LinkExtractor
 from scrapy.spiders import CrawlSpider, Rule
+from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.test import get_crawler
 from twisted.python.failure import Failure
 
@@ -128,5 +129,8 @@ async def crawl(
     crawler.signals.connect(item_scraped, signals.item_scraped, weak=False)
     crawler.signals.connect(response_received, signals.response_received, weak=False)
     crawler.signals.connect(request_dropped, signals.request_dropped, weak=False)
-    await crawler.crawl_async(start_urls=start_urls, **spider_kwargs)
+    if hasattr(crawler, "crawl_async"):
+        await crawler.crawl_async(start_urls=start_urls, **spider_kwargs)
+    else:  # Scrapy < 2.14
+        await maybe_deferred_to_future(crawler.crawl(start_urls=start_urls, **spider_kwargs))
     return result

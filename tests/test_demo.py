@@ -13,6 +13,9 @@ from urllib.parse import urlsplit
 
 import pytest
 
+# The example project is written for the Scrapy of today (AsyncCrawlerProcess, 2.14+).
+pytestmark = pytest.mark.newest_scrapy
+
 RUN_DEMO = Path(__file__).resolve().parents[1] / "example_project" / "run_demo.py"
 
 

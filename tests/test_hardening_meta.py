@@ -52,7 +52,7 @@ def through(
     mw.process_spider_input(response)
     item: dict[str, Any] = {"url": response.url}
     outputs = [item, Request(URL + "?next"), Request("http://example.com/a")]
-    passed = list(mw.process_spider_output(response, outputs))
+    passed = list(mw.process_spider_output(response, outputs, None))  # spider: Scrapy < 2.14
     return item, passed, stats
 
 

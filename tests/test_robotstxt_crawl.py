@@ -13,6 +13,7 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import deferred_f_from_coro_f, maybe_deferred_to_future
 
 from scrapy_robotsmeta import RobotsTxtMiddleware
+from scrapy_robotsmeta._compat import ROBOTS_PARSED, download
 from tests.crawl import ListSpider, crawl
 from tests.server import (
     Site,
@@ -306,10 +307,9 @@ async def test_robotstxt_user_agent_setting_wins(site: Site) -> None:
     assert page_hits(site) == set()
 
 
+@pytest.mark.skipif(ROBOTS_PARSED is None, reason="Scrapy < 2.18 has no robots_parsed signal")
 @deferred_f_from_coro_f
 async def test_robots_parsed_signal_is_sent(site: Site) -> None:
-    from scrapy import signals  # noqa: PLC0415
-
     from tests.crawl import make_crawler  # noqa: PLC0415
 
     site.add({"/robots.txt": static(RULES), "/page": html("a")})
@@ -317,7 +317,7 @@ async def test_robots_parsed_signal_is_sent(site: Site) -> None:
     seen: list[Any] = []
     crawler.signals.connect(
         lambda robotparser, request: seen.append((robotparser, request.url)),
-        signals.robots_parsed,
+        ROBOTS_PARSED,
         weak=False,
     )
     await crawl([site.url("/page")], crawler=crawler)
@@ -386,10 +386,10 @@ async def test_download_async_request_waits_for_a_pending_origin(
     class DirectSpider(ListSpider):
         async def parse_page(self, response: Any) -> Any:
             engine = self.crawler.engine
-            page = await engine.download_async(Request(other_site.url("/ok")))
+            page = await download(engine, Request(other_site.url("/ok")))
             outcomes.append(f"{page.status}")
             try:
-                await engine.download_async(Request(other_site.url("/private")))
+                await download(engine, Request(other_site.url("/private")))
             except IgnoreRequest as exc:
                 outcomes.append(str(exc))
             yield {"url": response.url}

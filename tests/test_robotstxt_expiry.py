@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from scrapy import Request
+from scrapy import Request, signals
+from scrapy.crawler import Crawler
 from scrapy.http import Response
 from scrapy.utils.defer import deferred_f_from_coro_f
 from twisted.internet.task import Clock
@@ -17,8 +18,10 @@ DAY = 86400
 
 
 class StepSpider(ListSpider):
-    """Walks /step/0, /step/1, … one page at a time. Arriving at step i, it advances the clock
-    by `advance[i]`, then asks for the next step first and for the paths `extra[i]` after it."""
+    """Walks /step/0, /step/1, … one page at a time. When the response of step i arrives, the
+    clock moves `advance[i]` on (then, not in the callback: the next request may be downloaded
+    before the callback runs); the callback asks for the next step first and for the paths
+    `extra[i]` after it."""
 
     advance: ClassVar[list[float]] = []
     extra: ClassVar[list[list[str]]] = []
@@ -26,8 +29,19 @@ class StepSpider(ListSpider):
     async def start(self) -> Any:
         yield Request(self.start_urls[0] + "/step/0", callback=self.step, cb_kwargs={"i": 0})
 
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> StepSpider:
+        spider = super().from_crawler(crawler, *args, **kwargs)
+        assert isinstance(spider, StepSpider)
+        crawler.signals.connect(spider.arrived, signals.response_received)
+        return spider
+
+    def arrived(self, response: Response) -> None:
+        name, _, number = response.url.rpartition("/")
+        if name.endswith("/step"):
+            getattr(self.crawler, CLOCK_ATTRIBUTE).advance(self.advance[int(number)])
+
     def step(self, response: Response, i: int) -> Any:
-        getattr(self.crawler, CLOCK_ATTRIBUTE).advance(self.advance[i])
         if i + 1 < len(self.advance):
             next_step = f"/step/{i + 1}"
             yield response.follow(next_step, self.step, priority=1, cb_kwargs={"i": i + 1})

@@ -8,10 +8,13 @@ import tracemalloc
 from pathlib import Path
 from typing import Any
 
+import pytest
 from scrapy import Request
+from scrapy.crawler import Crawler
 from scrapy.utils.defer import deferred_f_from_coro_f, maybe_deferred_to_future
 from twisted.web import http, proxy, server
 
+from scrapy_robotsmeta import RobotsTxtMiddleware
 from scrapy_robotsmeta.robotstxt import MAX_BYTES
 from scrapy_robotsmeta.robotstxt.body import TRANSFER_MARGIN, decode
 from tests.crawl import ListSpider, crawl
@@ -249,3 +252,15 @@ async def test_a_redirect_to_a_data_url_is_refused(site: Site) -> None:
     result = await crawl(urls, {}, ListSpider)
     assert page_hits(site) == 5
     assert result.stat("robotstxt/redirect_refused") == 1
+
+
+# -- Reactorless Scrapy -------------------------------------------------------------------------
+
+
+def test_reactorless_mode_is_refused_with_a_clear_message() -> None:
+    """Without the reactor the middleware cannot time retries: it refuses to start rather than
+    let the crawl run without robots.txt."""
+    # A bare Crawler: the test helpers' CrawlerRunner refuses this setting itself.
+    crawler = Crawler(ListSpider, {"ROBOTSTXT_OBEY": True, "TWISTED_REACTOR_ENABLED": False})
+    with pytest.raises(RuntimeError, match="TWISTED_REACTOR_ENABLED = False"):
+        RobotsTxtMiddleware.from_crawler(crawler)

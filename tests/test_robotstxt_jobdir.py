@@ -31,7 +31,10 @@ def stop_when(crawler: Crawler, condition: Callable[[dict[str, Any]], bool]) -> 
         assert crawler.stats is not None
         if crawler.crawling and condition(crawler.stats.get_stats()):
             loop.stop()
-            deferred_from_coro(crawler.stop_async())
+            if hasattr(crawler, "stop_async"):
+                deferred_from_coro(crawler.stop_async())
+            else:  # Scrapy < 2.14
+                crawler.stop()
 
     loop = LoopingCall(check)
     loop.clock = reactor
