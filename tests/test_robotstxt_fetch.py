@@ -173,7 +173,8 @@ async def test_a_50_mb_robots_txt_is_downloaded_to_500_kib_only(site: Site) -> N
     assert site.hits["/private"] == 0
     assert result.stat("robotstxt/download_stopped") == 1
     assert result.stat("robotstxt/truncated") == 1
-    assert streamed.sent < 10_000_000
+    # About 850 KB here: the 564 KiB read, plus what the socket buffers held by then.
+    assert streamed.sent < 2_000_000
     assert page_hits(site) == 5
 
 
