@@ -89,13 +89,7 @@ async def publish_origins(redis_url: str, bodies: list[bytes], count: int) -> No
     from scrapy_robotsmeta.robotstxt.state import Timing  # noqa: PLC0415
 
     # Scrapy's and the package's defaults: a state lives a day, plus the outage grace.
-    timing = Timing(
-        expiration=86400.0,
-        retry_delay=2.0,
-        retry_max_delay=60.0,
-        unavailable_timeout=600.0,
-        download_timeout=180.0,
-    )
+    timing = Timing()
     store = storage(redis_url)
     await store.open()
     for index in range(count):

@@ -14,13 +14,7 @@ from scrapy_robotsmeta.robotstxt.state import (
     Timing,
 )
 
-TIMING = Timing(
-    expiration=86400.0,
-    retry_delay=2.0,
-    retry_max_delay=60.0,
-    unavailable_timeout=600.0,
-    download_timeout=180.0,
-)
+TIMING = Timing()
 RULES = from_response(200, b"User-agent: *\nDisallow: /x\n")
 
 

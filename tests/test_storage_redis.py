@@ -259,13 +259,7 @@ async def test_a_retry_another_worker_just_made_is_not_made_again(
     that schedule instead of fetching again, though the lease is free by then."""
     origin = Origin("http", "example.com", 80)
     first, second = storage_of_a_worker(redis_url, clock), storage_of_a_worker(redis_url, clock)
-    timing = Timing(
-        expiration=86400.0,
-        retry_delay=2.0,
-        retry_max_delay=60.0,
-        unavailable_timeout=600.0,
-        download_timeout=180.0,
-    )
+    timing = Timing()
     retried = OriginState(origin)
     assert await first.claim_fetch(retried)
     retried.start_fetch(clock.seconds(), timing)

@@ -23,6 +23,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
+from scrapy_robotsmeta.defaults import DEFAULTS
 from scrapy_robotsmeta.robotstxt import RobotsTxt
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Kind, Outcome
@@ -38,11 +39,11 @@ MIN_TRY_TIMEOUT = 0.1
 class Timing:
     """The settings that drive an origin's state through time, in seconds."""
 
-    expiration: float = 86400.0
-    retry_delay: float = 2.0
-    retry_max_delay: float = 60.0
-    unavailable_timeout: float = 600.0
-    download_timeout: float = 180.0
+    expiration: float = DEFAULTS["ROBOTSTXT_CACHE_EXPIRATION"]
+    retry_delay: float = DEFAULTS["ROBOTSTXT_RETRY_DELAY"]
+    retry_max_delay: float = DEFAULTS["ROBOTSTXT_RETRY_MAX_DELAY"]
+    unavailable_timeout: float = DEFAULTS["ROBOTSTXT_UNAVAILABLE_TIMEOUT"]
+    download_timeout: float = 180.0  # Scrapy's DOWNLOAD_TIMEOUT
 
     def retry_after(self, failures: int) -> float:
         """The wait before the next try, after *failures* tries failed in a row."""
