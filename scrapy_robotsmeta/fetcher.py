@@ -76,9 +76,9 @@ class RobotsTxtFetcher:
         fresh: bool = False,
     ) -> Outcome:
         """Fetch robots.txt of *origin*, each try within *timeout* seconds; *trail* records
-        each hop ("URL STATUS", "URL failed", "URL ignored"). *context*: the request that needs
-        it, whose routing meta keys the fetch takes. *fresh*: never answer from the HTTP cache
-        (a retry, or a refresh after expiry). Never raises."""
+        each hop ("URL STATUS", "URL failed (why)", "URL ignored"). *context*: the request
+        that needs it, whose routing meta keys the fetch takes. *fresh*: never answer from
+        the HTTP cache (a retry, or a refresh after expiry). Never raises."""
         meta = {k: context.meta[k] for k in self.meta_keys if context and k in context.meta}
         try:
             return await self._follow(origin.robots_url, timeout, trail, meta, fresh)
@@ -93,7 +93,7 @@ class RobotsTxtFetcher:
         for _ in range(policy.MAX_REDIRECTS + 1):
             request, response = await self._download(url, timeout, meta, fresh)
             if isinstance(response, Outcome):
-                trail.append(f"{url} {'ignored' if response.kind is Kind.ALLOW_ALL else 'failed'}")
+                trail.append(_hop_without_response(url, response))
                 return response
             if "cached" in response.flags and policy.is_unavailable_status(response.status):
                 # A replayed outage would keep the origin down for as long as the cache
@@ -102,7 +102,7 @@ class RobotsTxtFetcher:
                 fresh = True
                 request, response = await self._download(url, timeout, meta, fresh)
                 if isinstance(response, Outcome):
-                    trail.append(f"{url} failed")
+                    trail.append(_hop_without_response(url, response))
                     return response
             trail.append(f"{url} {response.status}")
             outcome = self._outcome(response)
@@ -236,6 +236,13 @@ class RobotsTxtFetcher:
         if cache is None or not cache.policy.should_cache_response(response, request):
             return
         cache.storage.store_response(self.crawler.spider, request, response)
+
+
+def _hop_without_response(url: str, outcome: Outcome) -> str:
+    if outcome.kind is Kind.ALLOW_ALL:
+        return f"{url} ignored"
+    # The network error itself (refused, DNS, timeout…): "failed" alone hides which it was.
+    return f"{url} failed ({outcome.reason})"
 
 
 class RobotsTxtBodyMiddleware:

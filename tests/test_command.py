@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from tests.server import Site, hang, html, redirect, static
+from tests.server import Site, delayed, hang, html, redirect, sequence, static
 
 EXAMPLE_PROJECT = Path(__file__).resolve().parents[1] / "example_project"
 # Nothing of the test run's environment may pick the project for the command.
@@ -95,6 +96,7 @@ def test_disallowed_url_exits_1_with_the_deciding_rule(
         "url": url,
         "origin": demo["main"],
         "robots_txt_fetches": [f"{demo['main']}/robots.txt 200"],
+        "robots_txt_tries": ["200"],
         "policy": "rules",
         "reason": "HTTP 200",
         "group": ["examplebot"],
@@ -140,13 +142,20 @@ def test_inside_the_example_project_its_settings_apply(demo: dict[str, str]) -> 
     assert page["directives"]["snippet"] is True
 
 
-def test_unavailable_robots_txt_exits_2_at_once(demo: dict[str, str], tmp_path: Path) -> None:
-    status, report = scrapy_robots_json(f"{demo['down']}/", cwd=tmp_path)
+def test_robots_txt_unavailable_past_the_command_limit_exits_2(
+    demo: dict[str, str], tmp_path: Path
+) -> None:
+    status, report = scrapy_robots_json(
+        f"{demo['down']}/", "--robots-timeout", "0.5", cwd=tmp_path
+    )
     assert status == 2
     [check] = report["checks"]
     assert check["policy"] == "unavailable"
     assert check["reason"] == "gave up after HTTP 503"
     assert check["allowed"] is False
+    # Retried within the limit, each try reported.
+    assert len(check["robots_txt_tries"]) > 1
+    assert set(check["robots_txt_tries"]) == {"503"}
     assert "unavailable" in report["error"]
     assert any("ROBOTSTXT_UNAVAILABLE_TIMEOUT" in note for note in report["notes"])
 
@@ -157,9 +166,25 @@ def test_4xx_robots_txt_allows_all(demo: dict[str, str], tmp_path: Path) -> None
     assert "  policy        allow all (HTTP 404)" in out.splitlines()
 
 
-def test_usage_error_for_a_non_url(tmp_path: Path) -> None:
-    status, _ = scrapy_robots("not a url", cwd=tmp_path)
-    assert status == 2
+@pytest.mark.parametrize(
+    "url",
+    ["not a url", "http://", "http://[::1", "file:///etc/hostname", "ftp://example.com/"],
+)
+def test_url_that_cannot_be_checked_exits_2_with_one_line(url: str, tmp_path: Path) -> None:
+    done = subprocess.run(
+        [*COMMAND, url],
+        cwd=tmp_path,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stdout == ""
+    [line] = done.stderr.splitlines()
+    assert line.startswith("scrapy robots: error: ")
+    assert url in line
 
 
 # The cases the demo site does not have, against the in-test site: the command runs while the
@@ -226,3 +251,75 @@ async def test_http_error_status_of_the_page_is_reported_not_an_error(site: Site
     assert status == 0
     assert report["page"]["status"] == 410
     assert report["page"]["x_robots_tag"] == ["noindex"]
+
+
+@deferred_f_from_coro_f
+async def test_slow_robots_txt_gets_a_verdict(site: Site) -> None:
+    """A robots.txt that answers after 300 ms (any site over TLS) is waited for."""
+    site.add({"/robots.txt": delayed(0.3, static("User-agent: *\nDisallow: /private\n"))})
+    status, report = await scrapy_robots_async(site.url("/private/page"))
+    assert status == 1
+    [check] = report["checks"]
+    assert (check["policy"], check["robots_txt_tries"]) == ("rules", ["200"])
+    assert check["rule"] == {"allow": False, "path": "/private", "line": 2}
+
+
+@deferred_f_from_coro_f
+async def test_recovered_outage_reports_every_try(site: Site) -> None:
+    site.add(
+        {
+            "/robots.txt": sequence(
+                static("", status=503),
+                static("", status=503),
+                static("User-agent: *\nDisallow: /private\n"),
+            ),
+            "/page": html("<p>hello</p>"),
+        }
+    )
+    status, report = await scrapy_robots_async(
+        site.url("/page"), "-s", "ROBOTSTXT_RETRY_DELAY=0.05"
+    )
+    assert status == 0
+    [check] = report["checks"]
+    assert check["robots_txt_tries"] == ["503", "503", "200"]
+    robots_url = site.url("/robots.txt")
+    assert check["robots_txt_fetches"] == [f"{robots_url} {code}" for code in (503, 503, 200)]
+    assert (check["policy"], check["reason"]) == ("rules", "HTTP 200")
+
+
+@deferred_f_from_coro_f
+async def test_refused_connection_is_named_not_reported_as_a_timeout() -> None:
+    # A port that was free a moment ago: nothing listens on it.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    status, report = await scrapy_robots_async(
+        f"http://127.0.0.1:{port}/page", "--robots-timeout", "0.5"
+    )
+    assert status == 2
+    [check] = report["checks"]
+    assert check["policy"] == "unavailable"
+    assert "ConnectionRefused" in check["reason"]
+    assert "ConnectionRefused" in check["robots_txt_tries"][0]
+    assert "took longer" not in report["error"]
+
+
+@deferred_f_from_coro_f
+async def test_page_metas_are_read_for_the_crawler_name_not_the_token(site: Site) -> None:
+    """archive.org_bot's robots.txt token is "archive", which names another crawler."""
+    site.add(
+        {
+            "/page": html(
+                '<meta name="archive.org_bot" content="noindex">'
+                '<meta name="archive" content="nofollow">'
+            )
+        }
+    )
+    status, report = await scrapy_robots_async(
+        site.url("/page"), "--user-agent", "archive.org_bot/1.0"
+    )
+    assert status == 0
+    assert (report["token"], report["crawler_name"]) == ("archive", "archive.org_bot")
+    assert report["page"]["metas"] == ["noindex"]
+    assert report["page"]["directives"]["index"] is False
+    assert report["page"]["directives"]["follow"] is True

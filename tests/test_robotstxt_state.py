@@ -7,6 +7,7 @@ import pytest
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import allow_all, from_response, unavailable
 from scrapy_robotsmeta.robotstxt.state import (
+    MAX_TRAIL,
     MIN_EXPIRATION,
     Change,
     Decision,
@@ -122,6 +123,39 @@ def test_recovery_ends_the_outage() -> None:
     assert state.phase == "ready"
     assert state.give_up_at is None
     assert state.failures == 0
+
+
+def test_trail_keeps_every_try_of_an_outage_until_the_next_episode() -> None:
+    state = fresh()
+    hop = f"{state.origin.robots_url} "
+    for now, answer in ((0.0, "503"), (2.0, "503"), (6.0, "200")):
+        state.start_fetch(now, TIMING)
+        state.trail.append(hop + answer)
+        state.apply(RULES if answer == "200" else unavailable("HTTP 503"), now, TIMING)
+    assert state.trail == [hop + "503", hop + "503", hop + "200"]
+    # A refresh after the recovery is a new episode: its story starts afresh.
+    state.start_fetch(6.0 + TIMING.expiration, TIMING)
+    assert state.trail == []
+
+
+def test_trail_of_a_long_outage_keeps_its_latest_hops() -> None:
+    state = fresh()
+    for now in range(MAX_TRAIL * 2):
+        state.start_fetch(float(now), TIMING)
+        state.trail.append(str(now))
+        state.apply(unavailable("HTTP 503"), float(now), TIMING)
+    state.start_fetch(float(MAX_TRAIL * 2), TIMING)
+    assert state.trail == [str(now) for now in range(MAX_TRAIL, MAX_TRAIL * 2)]
+
+
+def test_try_cut_short_by_the_deadline_keeps_the_reason_before_it() -> None:
+    state = fresh()
+    state.start_fetch(0.0, TIMING)
+    state.apply(unavailable("ConnectionRefusedError"), 0.0, TIMING)
+    state.start_fetch(599.95, TIMING)
+    state.apply(unavailable("DownloadTimeoutError"), 600.05, TIMING)
+    state.give_up(600.05, TIMING)
+    assert state.reason == "gave up after ConnectionRefusedError"
 
 
 def test_give_up_drops_requests_for_one_lifetime() -> None:

@@ -33,8 +33,11 @@ class Check:
 
     url: str
     origin: str | None
-    #: Each hop of the robots.txt fetch: "URL STATUS", "URL failed" or "URL ignored".
+    #: Each hop of the robots.txt fetch, of every try when it was retried: "URL STATUS",
+    #: "URL failed (why)" or "URL ignored".
     fetches: tuple[str, ...]
+    #: The answer of each try, in order: that of its last hop ("503", "failed (why)"…).
+    tries: tuple[str, ...]
     policy: Policy
     reason: str
     group: tuple[str, ...] | None
@@ -46,16 +49,18 @@ class Check:
         """The check of *url* from the state of its origin after the crawl."""
         if state is None:
             return cls(
-                url, None, (), "not_checked", "no robots.txt for this URL", None, None, True
+                url, None, (), (), "not_checked", "no robots.txt for this URL", None, None, True
             )
         origin, fetches = str(state.origin), tuple(state.trail)
+        tries = _tries(fetches, state.origin.robots_url)
         if state.rules is None:
-            return cls(url, origin, fetches, "unavailable", state.reason, None, None, False)
+            return cls(url, origin, fetches, tries, "unavailable", state.reason, None, None, False)
         verdict = state.rules.explain(url, token)
         return cls(
             url,
             origin,
             fetches,
+            tries,
             "allow_all" if state.rules is ALLOW_ALL_RULES else "rules",
             state.reason,
             verdict.agents,
@@ -69,6 +74,7 @@ class Check:
             "url": self.url,
             "origin": self.origin,
             "robots_txt_fetches": list(self.fetches),
+            "robots_txt_tries": list(self.tries),
             "policy": self.policy,
             "reason": self.reason,
             "group": list(self.group) if self.group is not None else None,
@@ -85,6 +91,11 @@ class Check:
         if self.origin is not None:
             lines.append(_row("origin", self.origin))
         lines += [_row("robots.txt" if i == 0 else "", hop) for i, hop in enumerate(self.fetches)]
+        tries = self.tries
+        if len(tries) > 1:
+            # The hops above say why each failed; here only the answers, as "503 503 200".
+            answers = " ".join(answer.split(" ", 1)[0] for answer in tries)
+            lines.append(_row("tries", f"{len(tries)}: {answers}"))
         lines.append(_row("policy", self.policy_text))
         if self.policy == "rules":
             lines.append(_row("group", self._group_text(token)))
@@ -108,6 +119,18 @@ class Check:
         return f"{field}: {self.rule.path} (line {self.rule.line})"
 
 
+def _tries(hops: tuple[str, ...], robots_url: str) -> tuple[str, ...]:
+    answers: list[str] = []
+    for hop in hops:
+        # safe_url_string quotes spaces, so a hop's URL ends at its first one.
+        url, _, answer = hop.partition(" ")
+        if url == robots_url or not answers:
+            answers.append(answer)  # each try starts at robots.txt itself
+        else:
+            answers[-1] = answer  # a redirect hop: its answer is the try's
+    return tuple(answers)
+
+
 _POLICY_TEXT: dict[Policy, str] = {
     "rules": "rules ({reason})",
     "allow_all": "allow all ({reason})",
@@ -123,7 +146,7 @@ class Page:
     url: str
     status: int
     x_robots_tag: tuple[str, ...]
-    #: Contents of the metas named ``robots`` or the product token, in document order.
+    #: Contents of the metas named ``robots`` or the crawler's name, in document order.
     metas: tuple[str, ...]
     #: The item field value; None when RobotsMetaMiddleware is not enabled.
     directives: dict[str, Any] | None
@@ -137,13 +160,13 @@ class Page:
             "directives": self.directives,
         }
 
-    def lines(self, token: str) -> list[str]:
+    def lines(self, name: str) -> list[str]:
         lines = [f"Page {self.status} {self.url}"]
         lines += [_row("X-Robots-Tag", value) for value in self.x_robots_tag] or [
             _row("X-Robots-Tag", "none")
         ]
         lines += [_row("meta", content) for content in self.metas] or [
-            _row("meta", f"none named robots or {token}")
+            _row("meta", f"none named robots or {name}")
         ]
         if self.directives is None:
             lines.append(_row("directives", "not read: RobotsMetaMiddleware is not enabled"))
@@ -159,7 +182,9 @@ class Page:
 class Report:
     url: str
     user_agent: str
+    #: The robots.txt product token, and the crawler's name that page-level rules address.
     token: str
+    name: str
     checks: tuple[Check, ...]
     page: Page | None
     #: Why the page did not arrive, when it did not.
@@ -184,6 +209,7 @@ class Report:
                 "url": self.url,
                 "user_agent": self.user_agent,
                 "token": self.token,
+                "crawler_name": self.name,
                 "checks": [check.as_dict() for check in self.checks],
                 "allowed": self.allowed,
                 "page": self.page.as_dict() if self.page is not None else None,
@@ -196,11 +222,11 @@ class Report:
 
     def as_text(self) -> str:
         lines = [_top("URL", self.url), _top("User-Agent", self.user_agent)]
-        lines += [_top("token", self.token), ""]
+        lines += [_top("token", self.token), _top("crawler name", self.name), ""]
         for check in self.checks:
             lines += [*check.lines(self.token), ""]
         if self.page is not None:
-            lines += [*self.page.lines(self.token), ""]
+            lines += [*self.page.lines(self.name), ""]
         lines += [f"note: {note}" for note in self.notes]
         lines.append(f"result: {self._result_text()} (exit status {self.exit_status})")
         return "\n".join(lines)

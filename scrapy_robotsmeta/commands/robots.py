@@ -3,23 +3,26 @@ why it was allowed or not and what the page says to robots."""
 
 from __future__ import annotations
 
+import argparse
+import sys
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from scrapy import Request, Spider
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
-from scrapy.settings import SETTINGS_PRIORITIES
+from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.utils.datatypes import SequenceExclude
-from w3lib.url import is_url
 
 from scrapy_robotsmeta.addon import Addon, component_entry
 from scrapy_robotsmeta.commands.report import EXIT_ERROR, Check, Page, Report
+from scrapy_robotsmeta.defaults import DEFAULTS
 from scrapy_robotsmeta.downloadermiddleware import RobotsTxtMiddleware
 from scrapy_robotsmeta.pagemeta import header_values, meta_contents
+from scrapy_robotsmeta.robotstxt.origin import origin_of
 from scrapy_robotsmeta.spidermiddleware import directives_for
 
 if TYPE_CHECKING:
-    from argparse import ArgumentParser, Namespace
     from collections.abc import AsyncIterator
 
     from scrapy.crawler import Crawler
@@ -34,11 +37,31 @@ _NOT_ENABLED = (
     "scrapy_robotsmeta.RobotsTxtMiddleware is not enabled: these settings disable Scrapy's "
     "RobotsTxtMiddleware, so the add-on did not replace it"
 )
-_NO_WAIT = (
-    "a crawl keeps retrying an unavailable robots.txt for ROBOTSTXT_UNAVAILABLE_TIMEOUT "
-    "seconds before it drops the origin's requests; this command does not wait "
-    "(-s ROBOTSTXT_UNAVAILABLE_TIMEOUT=N waits N s)"
-)
+#: How long the command retries an unavailable robots.txt unless told (--robots-timeout).
+DEFAULT_ROBOTS_TIMEOUT = 60.0
+_RETRY_SETTINGS = ("ROBOTSTXT_RETRY_DELAY", "ROBOTSTXT_RETRY_MAX_DELAY")
+
+
+def _seconds(value: str) -> float:
+    seconds = float(value)
+    if not seconds > 0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"not a positive number of seconds: {value}")
+    return seconds
+
+
+def _uncheckable(url: str) -> str | None:
+    """Why robots.txt cannot be checked for *url*, or None when it can."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 (raises ValueError for an invalid port)
+        Request(url)  # what the crawl will do with it, and Scrapy's own checks
+    except ValueError as exc:
+        return f"not a valid URL: {url} ({exc})"
+    if parts.scheme.lower() not in ("http", "https"):
+        return f"not an http(s) URL: {url}"
+    if not parts.hostname or origin_of(url) is None:
+        return f"no valid host in {url}"
+    return None
 
 
 class _Probe(Spider):
@@ -81,8 +104,9 @@ class Command(ScrapyCommand):
 
     def __init__(self) -> None:
         super().__init__()
-        #: Whether the user's command line set ROBOTSTXT_UNAVAILABLE_TIMEOUT (see below).
-        self.waits = False
+        #: How long robots.txt is retried here, and in a crawl with these settings.
+        self.robots_timeout = DEFAULT_ROBOTS_TIMEOUT
+        self.crawl_robots_timeout = DEFAULT_ROBOTS_TIMEOUT
         self.notes: tuple[str, ...] = ()
 
     def syntax(self) -> str:
@@ -96,12 +120,14 @@ class Command(ScrapyCommand):
             "Fetch a URL as a crawl with scrapy-robotsmeta would (robots.txt first, redirects "
             "followed) and print the origin, the robots.txt fetch and the policy that applied, "
             "the product token, the group and the rule that decided, then the page's "
-            "X-Robots-Tag headers, robots metas and effective directives. Exit status: 0 "
-            "allowed, 1 disallowed by robots.txt, 2 fetch error (robots.txt unavailable, page "
-            "not downloaded)."
+            "X-Robots-Tag headers, robots metas and effective directives. Each try of "
+            "robots.txt waits up to DOWNLOAD_TIMEOUT; an unavailable robots.txt (5xx, 429, "
+            "network error) is retried for up to --robots-timeout seconds, every try "
+            "reported. Exit status: 0 allowed, 1 disallowed by robots.txt, 2 fetch error "
+            "(robots.txt unavailable, page not downloaded) or a URL that cannot be checked."
         )
 
-    def add_options(self, parser: ArgumentParser) -> None:
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
         parser.add_argument(
             "--user-agent",
@@ -110,8 +136,16 @@ class Command(ScrapyCommand):
             "(overrides USER_AGENT and ROBOTSTXT_USER_AGENT)",
         )
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
+        parser.add_argument(
+            "--robots-timeout",
+            metavar="SECONDS",
+            type=_seconds,
+            help="retry an unavailable robots.txt for up to this long before reporting it "
+            f"unavailable (default: {DEFAULT_ROBOTS_TIMEOUT:g}, or "
+            "-s ROBOTSTXT_UNAVAILABLE_TIMEOUT=N)",
+        )
 
-    def process_options(self, args: list[str], opts: Namespace) -> None:
+    def process_options(self, args: list[str], opts: argparse.Namespace) -> None:
         super().process_options(args, opts)
         settings = self.settings
         assert settings is not None
@@ -125,18 +159,42 @@ class Command(ScrapyCommand):
         if opts.user_agent:
             settings.set("USER_AGENT", opts.user_agent, priority="cmdline")
             settings.set("ROBOTSTXT_USER_AGENT", None, priority="cmdline")
-        # A question about one URL wants an answer now: a crawl waits out a robots.txt outage
-        # for minutes, the command reports it at once, unless told on its command line.
-        self.waits = (settings.getpriority("ROBOTSTXT_UNAVAILABLE_TIMEOUT") or 0) >= _CMDLINE
-        if not self.waits:
-            settings.set("ROBOTSTXT_UNAVAILABLE_TIMEOUT", 0, priority="cmdline")
+        self._set_robots_timeout(opts.robots_timeout)
         # Nothing the project exports is produced by this fetch: leave its feed files alone.
         settings.set("FEEDS", {}, priority="cmdline")
         self.notes = tuple(notes)
 
-    def run(self, args: list[str], opts: Namespace) -> None:
-        if len(args) != 1 or not is_url(args[0]):
+    def _set_robots_timeout(self, option: float | None) -> None:
+        """A question about one URL wants an answer within a minute, where a crawl waits out
+        a robots.txt outage for ten: the command's limit is its option, else the command
+        line's ROBOTSTXT_UNAVAILABLE_TIMEOUT, else a minute. Each try still gets up to
+        DOWNLOAD_TIMEOUT within it: a slow robots.txt is not an unavailable one."""
+        settings = self.settings
+        assert settings is not None
+        name = "ROBOTSTXT_UNAVAILABLE_TIMEOUT"
+        self.crawl_robots_timeout = settings.getfloat(name, DEFAULTS[name])
+        if option is not None:
+            self.robots_timeout = option
+        elif _on_command_line(settings, name):
+            self.robots_timeout = self.crawl_robots_timeout
+        settings.set(name, self.robots_timeout, priority="cmdline")
+        # A crawl's retry delays (2 s doubling up to 60 s) would leave one or two retries in
+        # the command's limit: shorter ones show whether the outage ends within it.
+        delays = (min(1.0, self.robots_timeout / 10), min(10.0, self.robots_timeout / 4))
+        for setting, delay in zip(_RETRY_SETTINGS, delays, strict=True):
+            if not _on_command_line(settings, setting):
+                shorter = min(delay, settings.getfloat(setting, DEFAULTS[setting]))
+                settings.set(setting, shorter, priority="cmdline")
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        if len(args) != 1:
             raise UsageError("give one http(s) URL", print_help=False)
+        why = _uncheckable(args[0])
+        if why is not None:
+            # One line, no usage text nor traceback: the URL is the only thing wrong.
+            print(f"scrapy robots: error: {why}", file=sys.stderr)
+            self.exitcode = EXIT_ERROR
+            return
         assert self.crawler_process is not None
         crawler = self.crawler_process.create_crawler(_Probe)
         self.crawler_process.crawl(crawler, url=args[0])
@@ -155,21 +213,24 @@ class Command(ScrapyCommand):
         request, response, failure = spider.request, spider.response, spider.failure
         if middleware is None or request is None:
             why = _NOT_ENABLED if middleware is None else "no answer came; see the log (-L INFO)"
-            return Report(url, "", "", (), None, why, self.notes)
+            return Report(url, "", "", "", (), None, why, self.notes)
         token = middleware.token.for_request(request)
+        # Page-level rules address the crawler by its name as written (archive.org_bot), not
+        # by its robots.txt token (archive), which names another crawler.
+        name = middleware.token.name_for_request(request)
         # The URLs the fetch went through: the one asked for, then each redirect target.
         urls = [*request.meta.get("redirect_urls", ()), request.url]
         checks = tuple(Check.of(u, middleware.state_of(u), token) for u in urls)
         notes = self.notes
-        if not self.waits and any(check.policy == "unavailable" for check in checks):
-            notes += (_NO_WAIT,)
+        if any(check.policy == "unavailable" for check in checks):
+            notes += (self._unavailable_note(),)
         page = None
         if response is not None:
             page = Page(
                 response.url,
                 response.status,
                 tuple(header_values(response)),
-                tuple(meta_contents(response, token)),
+                tuple(meta_contents(response, name)),
                 spider.directives.to_dict() if spider.directives is not None else None,
             )
         error = failure.getErrorMessage() if failure is not None else None
@@ -177,4 +238,18 @@ class Command(ScrapyCommand):
         # header from USER_AGENT (RobotsTxtMiddleware reads the setting the same way).
         header = request.headers.get(b"User-Agent")
         user_agent = header.decode("latin-1") if header else crawler.settings.get("USER_AGENT")
-        return Report(url, user_agent or "", token, checks, page, error, notes)
+        return Report(url, user_agent or "", token, name, checks, page, error, notes)
+
+    def _unavailable_note(self) -> str:
+        note = f"robots.txt was retried here for up to {self.robots_timeout:g} s"
+        if self.robots_timeout < self.crawl_robots_timeout:
+            note += (
+                "; a crawl retries it for ROBOTSTXT_UNAVAILABLE_TIMEOUT "
+                f"({self.crawl_robots_timeout:g} s) before it drops the origin's requests "
+                "(--robots-timeout N waits N s here)"
+            )
+        return note
+
+
+def _on_command_line(settings: BaseSettings, name: str) -> bool:
+    return (settings.getpriority(name) or 0) >= _CMDLINE

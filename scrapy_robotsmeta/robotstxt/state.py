@@ -33,6 +33,8 @@ from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Kind, Outcome
 MIN_EXPIRATION = 60.0
 # A try never gets less than this, even right before the give-up deadline.
 MIN_TRY_TIMEOUT = 0.1
+# At most this many hops of an outage's earlier tries are kept in OriginState.trail.
+MAX_TRAIL = 64
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,9 @@ class OriginState:
     rules: RobotsTxt | None = None
     #: How the current rules (or the give-up) came about, for logs and `scrapy robots`.
     reason: str = ""
-    #: Each hop of the last fetch: "URL STATUS", "URL failed" or "URL ignored".
+    #: Each hop of the last fetch ("URL STATUS", "URL failed (why)" or "URL ignored"), and
+    #: during an outage of the tries before it since the outage began (the latest
+    #: MAX_TRAIL hops of them), so that `scrapy robots` can tell the whole story.
     trail: list[str] = field(default_factory=list)
     expires_at: float = 0.0
     given_up: bool = False
@@ -140,7 +144,12 @@ class OriginState:
         self.fetching = True
         self.fetch_started = now
         self.retry_at = None
-        self.trail = []
+        if self.down_since is None:
+            self.trail = []
+        else:
+            # A long outage with short retry delays must not grow the state (nor what a
+            # shared storage publishes) without bound: its latest hops tell enough.
+            del self.trail[:-MAX_TRAIL]
         outage_start = now if self.down_since is None else self.down_since
         deadline = outage_start + timing.unavailable_timeout
         return min(timing.download_timeout, max(deadline - now, MIN_TRY_TIMEOUT))
@@ -170,7 +179,10 @@ class OriginState:
             # RFC 9309 §2.4: while robots.txt is unreachable, the cached copy may be used.
             self.expires_at = now + delay
             return Change.KEPT_CACHED_COPY
-        self.reason = reason
+        # A try that ended past the give-up deadline was cut short by it (see start_fetch):
+        # its timeout says less about the site than the answer before it, which stays.
+        if not self.deadline_passed(now):
+            self.reason = reason
         self.retry_at = now + delay
         if self.down_since is None:
             self.down_since = now
