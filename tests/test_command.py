@@ -39,8 +39,8 @@ def demo() -> Iterator[dict[str, str]]:
         process.wait(timeout=TIMEOUT)
 
 
-def scrapy_robots(*args: str, cwd: Path) -> tuple[int, str]:
-    done = subprocess.run(
+def run_scrapy_robots(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
         [*COMMAND, *args],
         cwd=cwd,
         env=ENV,
@@ -49,6 +49,10 @@ def scrapy_robots(*args: str, cwd: Path) -> tuple[int, str]:
         timeout=TIMEOUT,
         check=False,
     )
+
+
+def scrapy_robots(*args: str, cwd: Path) -> tuple[int, str]:
+    done = run_scrapy_robots(*args, cwd=cwd)
     return done.returncode, done.stdout
 
 
@@ -171,15 +175,7 @@ def test_4xx_robots_txt_allows_all(demo: dict[str, str], tmp_path: Path) -> None
     ["not a url", "http://", "http://[::1", "file:///etc/hostname", "ftp://example.com/"],
 )
 def test_url_that_cannot_be_checked_exits_2_with_one_line(url: str, tmp_path: Path) -> None:
-    done = subprocess.run(
-        [*COMMAND, url],
-        cwd=tmp_path,
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        check=False,
-    )
+    done = run_scrapy_robots(url, cwd=tmp_path)
     assert done.returncode == 2
     assert done.stdout == ""
     [line] = done.stderr.splitlines()
