@@ -296,6 +296,15 @@ class RobotsTxtMiddleware:
             state.give_up(now, self.timing)
             self._log_give_up(state, now)
             self._tasks.run(self._publish_and_release(state))
+        else:
+            self._advance(state)
+
+    def _advance(self, state: OriginState) -> None:
+        """Act on *state* as it stands now: release its requests once they can be decided,
+        start a fetch that is due, or wait for the next retry or give-up."""
+        now = self.clock.seconds()
+        if state.decide(now) is not Decision.WAIT:
+            self._tasks.run(self._release(state))
         elif state.fetch_due(now):
             self._start_fetch(state)
         else:
@@ -378,13 +387,7 @@ class RobotsTxtMiddleware:
         for state in await self.storage.poll(list(self._pending)):
             self._pending.add(state.origin)
             self._start_parking()
-            now = self.clock.seconds()
-            if state.decide(now) is not Decision.WAIT:
-                await self._release(state)
-            elif state.fetch_due(now):
-                self._start_fetch(state)
-            else:
-                self._set_timer(state)
+            self._advance(state)
         if self._pending or self.storage.shared:
             self._start_polling()
 
@@ -401,25 +404,18 @@ class RobotsTxtMiddleware:
         for origin in restored:
             self._pending.add(origin)
             self._start_parking()
-            self._start_fetch_if_due(self.states.get_or_create(origin))
+            self._advance(self.states.get_or_create(origin))
         if self.storage.shared:
             self._start_polling()
 
-    def _start_fetch_if_due(self, state: OriginState) -> None:
-        now = self.clock.seconds()
-        if state.decide(now) is not Decision.WAIT:
-            self._tasks.run(self._release(state))
-        elif state.fetch_due(now):
-            self._start_fetch(state)
-
     def _spider_idle(self) -> None:
-        waiting = [origin for origin in self._pending if origin in self.storage.parked_origins()]
+        parked = set(self.storage.parked_origins())
+        waiting = [origin for origin in self._pending if origin in parked]
         for origin in waiting:
-            state = self.states.get_or_create(origin)
             if origin not in self._timers:
                 # Nothing would ever wake these requests (a fault in this middleware):
                 # fetch again rather than keep the crawl open for nothing.
-                self._start_fetch_if_due(state)
+                self._advance(self.states.get_or_create(origin))
         if waiting:
             raise DontCloseSpider
 

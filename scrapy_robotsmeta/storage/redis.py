@@ -199,12 +199,7 @@ class RedisStorage(Storage):
         )
 
     def park(self, origin: Origin, request: Request) -> None:
-        if dump_request(request, self.spider) is None:
-            # Another process could not run it: it stays here, as Scrapy's scheduler keeps
-            # such a request in memory.
-            self.stats.inc_value("robotstxt/parked/unserializable")
-            self._unserializable.park(origin, request)
-            return
+        # Serialised once, when written to Redis (_flush), not here as well.
         self._outbox.park(origin, request)
         if not self._flushing and not self._down:
             self._flushing = True
@@ -215,18 +210,31 @@ class RedisStorage(Storage):
         try:
             while self._outbox.origins():
                 for origin in self._outbox.origins():
-                    batch = [dump_request(r, self.spider) for r in self._outbox.release(origin)]
+                    batch = self._serialised(origin)
                     try:
-                        await self._push(origin, [data for data in batch if data is not None])
+                        await self._push(origin, [data for _, data in batch])
                     except self._errors:
-                        for data in batch:
-                            if data is not None:
-                                self._outbox.park(origin, load_request(data, self.spider))
+                        for request, _ in batch:
+                            self._outbox.park(origin, request)
                         raise
         except self._errors as exc:
             self._failed(exc)
         finally:
             self._flushing = False
+
+    def _serialised(self, origin: Origin) -> list[tuple[Request, bytes]]:
+        """Take *origin*'s requests out of the outbox with their bytes. One that cannot be
+        serialised could not run in another process: it stays here, as Scrapy's scheduler
+        keeps such a request in memory."""
+        batch = []
+        for request in self._outbox.release(origin):
+            data = dump_request(request, self.spider)
+            if data is None:
+                self.stats.inc_value("robotstxt/parked/unserializable")
+                self._unserializable.park(origin, request)
+            else:
+                batch.append((request, data))
+        return batch
 
     async def _push(self, origin: Origin, batch: list[bytes]) -> None:
         if not batch:
