@@ -29,7 +29,7 @@ ROBOTSTXT, META, OTHER = "robots.txt", "meta", "other"
 # package is the robots.txt part (middleware, fetcher, parking lot, reactor helpers, storages,
 # matcher), so code that moves between modules stays counted where it belongs. The
 # user-agent helpers serve both parts and count for their caller.
-_META_MODULES = ("spidermiddleware", "pagemeta", "directives")
+_META_MODULES = ("spidermiddleware", "robotsmeta")
 _SHARED_MODULES = ("useragent", "defaults")
 _PACKAGE = "scrapy_robotsmeta"
 _OWNERS = (

@@ -3,8 +3,8 @@
 from importlib.metadata import PackageNotFoundError, version
 
 from scrapy_robotsmeta.addon import Addon
-from scrapy_robotsmeta.directives import Directives
 from scrapy_robotsmeta.downloadermiddleware import RobotsTxtMiddleware
+from scrapy_robotsmeta.robotsmeta.directives import Directives
 from scrapy_robotsmeta.robotstxt import RobotsTxt, Rule, Verdict
 from scrapy_robotsmeta.spidermiddleware import RobotsMetaMiddleware, directives_for
 

@@ -16,7 +16,7 @@ from scrapy import exporters
 from scrapy.utils.python import to_unicode
 
 from scrapy_robotsmeta.defaults import DEFAULTS
-from scrapy_robotsmeta.directives import NO_RULES
+from scrapy_robotsmeta.robotsmeta.directives import NO_RULES
 
 if TYPE_CHECKING:
     from io import BytesIO

@@ -14,8 +14,8 @@ from scrapy.http import Response
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from scrapy_robotsmeta.defaults import DEFAULTS
-from scrapy_robotsmeta.directives import NO_RULES, Directives, read_rules
-from scrapy_robotsmeta.pagemeta import (
+from scrapy_robotsmeta.robotsmeta.directives import NO_RULES, Directives, read_rules
+from scrapy_robotsmeta.robotsmeta.page import (
     canonical_url,
     header_values,
     meta_contents,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from scrapy_robotsmeta.directives import read_rules
+from scrapy_robotsmeta.robotsmeta.directives import read_rules
 from scrapy_robotsmeta.useragent import crawler_name, product_token
 from tests.crawl import crawl
 from tests.server import Site, html, links_page, static

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scrapy_robotsmeta.directives import Directives, parse_date, read_rules
+from scrapy_robotsmeta.robotsmeta.directives import Directives, parse_date, read_rules
 
 TOKEN = "testbot"
 

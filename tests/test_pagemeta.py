@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from scrapy.http import HtmlResponse, Response, TextResponse, XmlResponse
 from scrapy.selector import Selector
 
-from scrapy_robotsmeta.pagemeta import (
+from scrapy_robotsmeta.robotsmeta.page import (
     canonical_url,
     header_values,
     is_html,

@@ -18,7 +18,7 @@ from scrapy_robotsmeta.addon import Addon, component_entry
 from scrapy_robotsmeta.commands.report import EXIT_ERROR, Check, Page, Report
 from scrapy_robotsmeta.defaults import DEFAULTS
 from scrapy_robotsmeta.downloadermiddleware import RobotsTxtMiddleware
-from scrapy_robotsmeta.pagemeta import header_values, meta_contents
+from scrapy_robotsmeta.robotsmeta.page import header_values, meta_contents
 from scrapy_robotsmeta.robotstxt.origin import origin_of
 from scrapy_robotsmeta.spidermiddleware import directives_for
 
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from twisted.python.failure import Failure
 
-    from scrapy_robotsmeta.directives import Directives
+    from scrapy_robotsmeta.robotsmeta.directives import Directives
 
 _CMDLINE = SETTINGS_PRIORITIES["cmdline"]
 

@@ -23,7 +23,7 @@ from scrapy.http import HtmlResponse, Response, TextResponse
 from scrapy.utils.response import get_base_url
 from w3lib.url import canonicalize_url
 
-from scrapy_robotsmeta.directives import ascii_lower
+from scrapy_robotsmeta.robotsmeta.directives import ascii_lower
 
 _HTML_MEDIA_TYPES = (b"text/html", b"application/xhtml+xml")
 # HTML's "ASCII whitespace": what attribute values are trimmed and token lists split on.
