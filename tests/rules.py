@@ -1,0 +1,30 @@
+"""Short ways to parse a robots.txt body and ask it about a path, for the robots.txt unit tests.
+
+Not a test module: the unit-test modules of ``scrapy_robotsmeta.robotstxt`` import it.
+"""
+
+from __future__ import annotations
+
+from scrapy_robotsmeta import RobotsTxt, Rule
+
+BASE = "https://example.com"
+UA = "mybot"
+
+
+def parse(text: str) -> RobotsTxt:
+    return RobotsTxt.parse(text.encode("utf-8"))
+
+
+def allows(rules: RobotsTxt, path: str, agent: str = UA) -> bool:
+    return rules.allowed(BASE + path, agent)
+
+
+def deciding(rules: RobotsTxt, path: str, agent: str = UA) -> Rule:
+    """The rule that decided ``path``; fails the test when no rule decided."""
+    verdict = rules.explain(BASE + path, agent)
+    assert verdict.rule is not None, f"no rule decided {path!r}"
+    return verdict.rule
+
+
+def disallowing(pattern: str) -> RobotsTxt:
+    return parse(f"User-agent: *\nDisallow: {pattern}\n")
