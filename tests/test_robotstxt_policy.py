@@ -1,11 +1,10 @@
-"""Unit tests for the fetch policy, the origin scope and the origin cache."""
+"""What a robots.txt fetch means (``robotstxt/policy.py``): RFC 9309 §2.3.1 status codes,
+redirects, network errors and §2.4 cache control."""
 
 from __future__ import annotations
 
 import pytest
 
-from scrapy_robotsmeta.robotstxt.cache import OriginCache
-from scrapy_robotsmeta.robotstxt.origin import Origin, origin_of
 from scrapy_robotsmeta.robotstxt.policy import Kind, from_exception, from_response, max_age
 
 DISALLOW_ALL = b"User-agent: *\nDisallow: /\n"
@@ -78,82 +77,3 @@ def test_network_error_is_unavailable_with_its_reason() -> None:
 def test_cache_control_max_age(header: bytes | None, expected: float | None) -> None:
     """RFC 9309 §2.4 allows RFC 9111 cache control; only max-age is read."""
     assert max_age(header) == expected
-
-
-@pytest.mark.parametrize(
-    ("url", "origin"),
-    [
-        ("http://Example.COM/a", Origin("http", "example.com", 80)),
-        ("http://example.com:80/a", Origin("http", "example.com", 80)),
-        ("https://example.com/a", Origin("https", "example.com", 443)),
-        ("https://example.com:443/a", Origin("https", "example.com", 443)),
-        ("http://example.com:8080/a", Origin("http", "example.com", 8080)),
-        ("http://user:pw@example.com/a", Origin("http", "example.com", 80)),
-        ("http://bücher.example/a", Origin("http", "xn--bcher-kva.example", 80)),
-        ("http://[::1]:8000/a", Origin("http", "::1", 8000)),
-    ],
-)
-def test_origin_is_scheme_host_and_port(url: str, origin: Origin) -> None:
-    """RFC 9309 §2.3: robots.txt applies to its scheme, authority and port."""
-    assert origin_of(url) == origin
-
-
-def test_http_and_https_never_share() -> None:
-    assert origin_of("http://example.com/") != origin_of("https://example.com/")
-
-
-@pytest.mark.parametrize(
-    ("url", "robots"),
-    [
-        ("http://example.com:80/a?b", "http://example.com/robots.txt"),
-        ("https://example.com:8443/a", "https://example.com:8443/robots.txt"),
-        ("http://[::1]:8000/a", "http://[::1]:8000/robots.txt"),
-    ],
-)
-def test_robots_url_of_an_origin(url: str, robots: str) -> None:
-    origin = origin_of(url)
-    assert origin is not None
-    assert origin.robots_url == robots
-
-
-@pytest.mark.parametrize("url", ["http:///nohost", "http://example.com:99999/", "mailto:a@b"])
-def test_urls_without_an_origin(url: str) -> None:
-    assert origin_of(url) is None
-
-
-def test_cache_evicts_the_least_recently_used_idle_origin() -> None:
-    cache = OriginCache(max_origins=2)
-    a, b, c = (Origin("http", host, 80) for host in "abc")
-    cache.get_or_create(a)
-    cache.get_or_create(b)
-    cache.get_or_create(a)  # a is now more recent than b
-    cache.get_or_create(c)
-    assert cache.peek(b) is None
-    assert cache.peek(a) is not None
-    assert cache.peek(c) is not None
-    assert cache.evicted == 1
-
-
-def test_cache_never_evicts_an_origin_that_requests_wait_on() -> None:
-    a, b = Origin("http", "a", 80), Origin("http", "b", 80)
-    cache = OriginCache(max_origins=1, keep={a}.__contains__)
-    state = cache.get_or_create(a)
-    cache.get_or_create(b)
-    assert cache.peek(a) is state
-    assert len(cache) == 2
-
-
-def test_cache_never_evicts_an_origin_being_fetched() -> None:
-    cache = OriginCache(max_origins=1)
-    a, b = Origin("http", "a", 80), Origin("http", "b", 80)
-    cache.get_or_create(a).fetching = True
-    cache.get_or_create(b)
-    assert cache.peek(a) is not None
-
-
-def test_cache_stays_within_its_bound_over_many_origins() -> None:
-    cache = OriginCache(max_origins=100)
-    for i in range(5000):
-        cache.get_or_create(Origin("http", f"host{i}", 80))
-    assert len(cache) == 100
-    assert cache.evicted == 4900

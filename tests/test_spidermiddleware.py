@@ -1,9 +1,9 @@
-"""Hardening of the meta part (issue 5): whatever a response carries, reading its robots rules
-through RobotsMetaMiddleware never raises and never needs the middleware's last-resort guard.
+"""RobotsMetaMiddleware reading any response: whatever it carries (raw bytes, any
+Content-Type, any response class, any number of X-Robots-Tag values, hostile pages), reading its
+robots rules never raises and never needs the middleware's last-resort guard.
 
-test_pagemeta.py and test_directives.py already check the readers on generated markup and
-text; here the whole middleware gets raw bytes, any Content-Type, any response class and any
-number of header values, and hostile pages.
+test_robotsmeta_page.py and test_robotsmeta_directives.py check the readers on generated markup
+and text; here the whole middleware gets the response, as Scrapy hands it over.
 """
 
 from __future__ import annotations
