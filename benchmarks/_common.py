@@ -8,8 +8,13 @@ import platform
 import statistics
 import sys
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from importlib.metadata import version
 from pathlib import Path
+
+from scrapy_robotsmeta.robotstxt import policy
+from scrapy_robotsmeta.robotstxt.origin import Origin
+from scrapy_robotsmeta.robotstxt.policy import Hop, Outcome
 
 # Read in place, never copied into the repository.
 CORPUS = Path(__file__).resolve().parents[2] / "shared/corpus/robotstxt"
@@ -75,3 +80,9 @@ def machine() -> str:
         f"Scrapy {version('scrapy')}, Protego {version('protego')}, "
         f"parsel {version('parsel')}, lxml {version('lxml')}; load average {load}"
     )
+
+
+def answered_200(origin: Origin, body: bytes) -> Outcome:
+    """The outcome of a fetch of *origin*'s robots.txt answered 200 with *body*, with the one
+    request such a fetch records."""
+    return replace(policy.from_response(200, body), hops=(Hop(origin.robots_url, 200),))

@@ -21,10 +21,9 @@ from scrapy import Spider
 from scrapy.utils.test import get_crawler
 from twisted.internet.task import Clock
 
-from benchmarks._common import corpus, machine, median, percentile, table
+from benchmarks._common import answered_200, corpus, machine, median, percentile, table
 from scrapy_robotsmeta import RobotsTxtMiddleware
 from scrapy_robotsmeta.reactor import CLOCK_ATTRIBUTE
-from scrapy_robotsmeta.robotstxt import policy
 from scrapy_robotsmeta.robotstxt.origin import origin_of
 
 TOKEN = "mybot"
@@ -44,8 +43,7 @@ def add_origin(mw: RobotsTxtMiddleware, index: int, body: bytes) -> None:
     assert origin is not None
     state = mw.states.get_or_create(origin)
     state.start_fetch(0.0, mw.timing)
-    state.trail.append(f"{origin.robots_url} 200")  # what a fetch records
-    state.apply(policy.from_response(200, body), 0.0, mw.timing)
+    state.apply(answered_200(origin, body), 0.0, mw.timing)
     assert state.rules is not None
     state.rules.allowed(url + "products/item-1.html", TOKEN)
 

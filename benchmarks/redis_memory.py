@@ -28,7 +28,7 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from benchmarks._common import corpus, machine, median, percentile, table
+from benchmarks._common import answered_200, corpus, machine, median, percentile, table
 from benchmarks._ownredis import missing, own_redis
 
 if TYPE_CHECKING:
@@ -84,7 +84,6 @@ def storage(redis_url: str) -> Any:
 
 async def publish_origins(redis_url: str, bodies: list[bytes], count: int) -> None:
     """Publish *count* origin states."""
-    from scrapy_robotsmeta.robotstxt import policy  # noqa: PLC0415
     from scrapy_robotsmeta.robotstxt.origin import origin_of  # noqa: PLC0415
     from scrapy_robotsmeta.robotstxt.state import Timing  # noqa: PLC0415
 
@@ -97,9 +96,7 @@ async def publish_origins(redis_url: str, bodies: list[bytes], count: int) -> No
         assert origin is not None
         state = store.states.get_or_create(origin)
         state.start_fetch(0.0, timing)
-        state.trail.append(f"{origin.robots_url} 200")  # what a fetch records
-        body = bodies[index % len(bodies)]
-        outcome = policy.from_response(200, body)
+        outcome = answered_200(origin, bodies[index % len(bodies)])
         state.apply(outcome, 0.0, timing)
         await store.publish(state, outcome)
     assert not store.stats.get_value("robotstxt/redis/errors")

@@ -23,7 +23,6 @@ from scrapy.crawler import AsyncCrawlerProcess, Crawler
 from scrapy.utils.project import get_project_settings
 
 from scrapy_robotsmeta import RobotsTxtMiddleware
-from scrapy_robotsmeta.commands.report import Check
 
 HERE = Path(__file__).resolve().parent
 # The keys of the item field whose values the summary counts.
@@ -84,8 +83,8 @@ def summary(crawler: Crawler, origins: dict[str, demosite.Origin], items: list[A
     lines = [f"robots.txt per origin, for product token {token!r} (answers: what applied)"]
     for role, origin in origins.items():
         answers = " ".join(str(status) for path, status in origin.served if path == "/robots.txt")
-        check = Check.of(f"{origin.url}/", middleware.state_of(origin.url), token)
-        lines.append(f"  {role:<10} {origin.url}  {answers}: {check.policy_text}")
+        explanation = middleware.explain(f"{origin.url}/")
+        lines.append(f"  {role:<10} {origin.url}  {answers}: {explanation.policy_text}")
 
     by_rules = stats.get("robotstxt/forbidden", 0)
     unavailable = stats.get("robotstxt/unavailable_dropped", 0)

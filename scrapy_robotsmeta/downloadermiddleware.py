@@ -30,6 +30,7 @@ from scrapy_robotsmeta.defaults import DEFAULTS
 from scrapy_robotsmeta.fetcher import RobotsTxtFetcher
 from scrapy_robotsmeta.reactor import Clock, Tasks, crawler_clock
 from scrapy_robotsmeta.robotstxt.cache import OriginCache
+from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
 from scrapy_robotsmeta.robotstxt.origin import Origin, origin_of
 from scrapy_robotsmeta.robotstxt.policy import Kind
 from scrapy_robotsmeta.robotstxt.state import Change, Decision, OriginState, Timing
@@ -147,14 +148,7 @@ class RobotsTxtMiddleware:
         return decision
 
     def _forbid(self, state: OriginState, request: Request, token: str) -> None:
-        assert state.rules is not None
-        verdict = state.rules.explain(request.url, token)
-        assert verdict.rule is not None
-        assert verdict.agents is not None
-        why = (
-            f"Disallow: {verdict.rule.path} (line {verdict.rule.line}, "
-            f"group {' '.join(verdict.agents)})"
-        )
+        why = str(state.explain(request.url, token))
         logger.debug(
             "Forbidden by robots.txt: %(request)s, by %(why)s",
             {"request": request, "why": why},
@@ -252,9 +246,9 @@ class RobotsTxtMiddleware:
             self._start_polling()
             return
         # A retry or a refresh must reach the site, not Scrapy's HTTP cache.
-        fresh = state.rules is not None or state.down_since is not None or state.given_up
+        fresh = state.fetched_before
         timeout = state.start_fetch(self.clock.seconds(), self.timing)
-        outcome = await self.fetcher.fetch(state.origin, timeout, state.trail, context, fresh)
+        outcome = await self.fetcher.fetch(state.origin, timeout, context, fresh)
         change = state.apply(outcome, self.clock.seconds(), self.timing)
         self.stats.inc_value(f"robotstxt/outcome/{outcome.kind.value}")
         self._log_change(state, change, outcome)
@@ -368,10 +362,16 @@ class RobotsTxtMiddleware:
         async for request in self.storage.release(origin):
             self.crawler.engine.crawl(request)
 
-    def state_of(self, url: str) -> OriginState | None:
-        """What is known of the robots.txt that applies to *url* (for `scrapy robots`)."""
-        origin = origin_of(url)
-        return self.states.peek(origin) if origin is not None else None
+    def explain(self, url: str, request: Request | None = None) -> Explanation:
+        """Why *url* is allowed, refused or waiting, as this crawl knows it now. *request*:
+        a request of *url* whose User-Agent names the crawler (by default, the crawl's)."""
+        origin = None if url.startswith(_EXEMPT_SCHEMES) else origin_of(url)
+        if origin is None:
+            return Explanation.not_checked(url, "no robots.txt for this URL")
+        state = self.states.peek(origin)
+        if state is None:
+            return Explanation(url, origin, Policy.UNKNOWN, "not fetched yet")
+        return state.explain(url, self.token.for_request(request))
 
     # -- a shared storage ------------------------------------------------------------------
 

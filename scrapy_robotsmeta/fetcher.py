@@ -16,6 +16,7 @@ to stay the package's:
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +33,7 @@ from scrapy_robotsmeta.robotstxt.body import (
     UndecodableBody,
     decode,
 )
-from scrapy_robotsmeta.robotstxt.policy import Kind, Outcome
+from scrapy_robotsmeta.robotstxt.policy import Hop, Kind, Outcome
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -53,7 +54,7 @@ _WEB_SCHEMES = ("http://", "https://")
 
 
 class RobotsTxtFetcher:
-    """``await fetcher.fetch(origin, timeout, trail)`` → the :class:`Outcome` of one fetch."""
+    """``await fetcher.fetch(origin, timeout)`` → the :class:`Outcome` of one fetch."""
 
     #: Ahead of the crawl's own requests in the downloader: every request of the origin waits.
     DOWNLOAD_PRIORITY = 1000
@@ -71,29 +72,30 @@ class RobotsTxtFetcher:
         self,
         origin: Origin,
         timeout: float,
-        trail: list[str],
         context: Request | None = None,
         fresh: bool = False,
     ) -> Outcome:
-        """Fetch robots.txt of *origin*, each try within *timeout* seconds; *trail* records
-        each hop ("URL STATUS", "URL failed (why)", "URL ignored"). *context*: the request
-        that needs it, whose routing meta keys the fetch takes. *fresh*: never answer from
-        the HTTP cache (a retry, or a refresh after expiry). Never raises."""
+        """Fetch robots.txt of *origin*, each request within *timeout* seconds; the outcome
+        lists each request made (its ``hops``). *context*: the request that needs it, whose
+        routing meta keys the fetch takes. *fresh*: never answer from the HTTP cache (a retry,
+        or a refresh after expiry). Never raises."""
         meta = {k: context.meta[k] for k in self.meta_keys if context and k in context.meta}
+        hops: list[Hop] = []
         try:
-            return await self._follow(origin.robots_url, timeout, trail, meta, fresh)
+            outcome = await self._follow(origin.robots_url, timeout, hops, meta, fresh)
         except Exception as exc:  # a fault here must not leave the origin waiting forever
             logger.exception("Error while fetching robots.txt of %s", origin)
-            return policy.from_exception(exc)
+            outcome = policy.from_exception(exc)
+        return dataclasses.replace(outcome, hops=tuple(hops))
 
     async def _follow(
-        self, url: str, timeout: float, trail: list[str], meta: dict[str, Any], fresh: bool
+        self, url: str, timeout: float, hops: list[Hop], meta: dict[str, Any], fresh: bool
     ) -> Outcome:
         seen = {url}
         for _ in range(policy.MAX_REDIRECTS + 1):
             request, response = await self._download(url, timeout, meta, fresh)
             if isinstance(response, Outcome):
-                trail.append(_hop_without_response(url, response))
+                hops.append(_hop_without_response(url, response))
                 return response
             if "cached" in response.flags and policy.is_unavailable_status(response.status):
                 # A replayed outage would keep the origin down for as long as the cache
@@ -102,9 +104,9 @@ class RobotsTxtFetcher:
                 fresh = True
                 request, response = await self._download(url, timeout, meta, fresh)
                 if isinstance(response, Outcome):
-                    trail.append(_hop_without_response(url, response))
+                    hops.append(_hop_without_response(url, response))
                     return response
-            trail.append(f"{url} {response.status}")
+            hops.append(Hop(url, response.status))
             outcome = self._outcome(response)
             self.stats.inc_value("robotstxt/response_count")
             self.stats.inc_value(f"robotstxt/response_status_count/{response.status}")
@@ -238,11 +240,11 @@ class RobotsTxtFetcher:
         cache.storage.store_response(self.crawler.spider, request, response)
 
 
-def _hop_without_response(url: str, outcome: Outcome) -> str:
+def _hop_without_response(url: str, outcome: Outcome) -> Hop:
     if outcome.kind is Kind.ALLOW_ALL:
-        return f"{url} ignored"
+        return Hop(url, error=policy.IGNORED)
     # The network error itself (refused, DNS, timeout…): "failed" alone hides which it was.
-    return f"{url} failed ({outcome.reason})"
+    return Hop(url, error=outcome.reason)
 
 
 class RobotsTxtBodyMiddleware:

@@ -72,6 +72,10 @@ class CrawlerToken:
         """The User-Agent (or bare name) that names the crawler for *request*."""
         if self._fixed is not None:
             return self._fixed
+        return self.header(request)
+
+    def header(self, request: Request | None) -> str:
+        """The User-Agent header *request* is sent with: its own, else ``USER_AGENT``'s."""
         header = request.headers.get(b"User-Agent") if request is not None else None
         return header.decode("latin-1") if header else self._default
 

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import pytest
 
+from dataclasses import replace
+
+from scrapy_robotsmeta.robotstxt.explanation import Policy
 from scrapy_robotsmeta.robotstxt.origin import Origin
-from scrapy_robotsmeta.robotstxt.policy import allow_all, from_response, unavailable
+from scrapy_robotsmeta.robotstxt.policy import Hop, Outcome, allow_all, from_response, unavailable
 from scrapy_robotsmeta.robotstxt.state import (
-    MAX_TRAIL,
+    MAX_TRIES,
     MIN_EXPIRATION,
     Change,
     Decision,
     OriginState,
+    Phase,
     Timing,
 )
 
@@ -34,13 +38,13 @@ def test_unknown_origin_waits_and_a_fetch_is_due() -> None:
     state = fresh()
     assert state.decide(0.0) is Decision.WAIT
     assert state.fetch_due(0.0)
-    assert state.phase == "unknown"
+    assert state.phase is Phase.UNKNOWN
 
 
 def test_no_second_fetch_while_one_is_in_flight() -> None:
     state = fresh()
     state.start_fetch(0.0, TIMING)
-    assert state.phase == "fetching"
+    assert state.phase is Phase.FETCHING
     assert not state.fetch_due(1.0)
     assert state.decide(1.0) is Decision.WAIT
 
@@ -84,7 +88,7 @@ def test_unreachable_starts_an_outage_with_a_retry_and_a_deadline() -> None:
     state.start_fetch(10.0, TIMING)
     change = state.apply(unavailable("HTTP 503"), 10.0, TIMING)
     assert change is Change.OUTAGE_STARTED
-    assert state.phase == "outage"
+    assert state.phase is Phase.OUTAGE
     assert state.decide(10.0) is Decision.WAIT
     assert state.retry_at == 12.0
     assert state.give_up_at == 610.0
@@ -120,32 +124,79 @@ def test_recovery_ends_the_outage() -> None:
     state.apply(unavailable("HTTP 503"), 0.0, TIMING)
     state.start_fetch(2.0, TIMING)
     assert state.apply(RULES, 2.0, TIMING) is Change.RECOVERED
-    assert state.phase == "ready"
+    assert state.phase is Phase.READY
     assert state.give_up_at is None
     assert state.failures == 0
 
 
-def test_trail_keeps_every_try_of_an_outage_until_the_next_episode() -> None:
+def answered(state: OriginState, status: int) -> Outcome:
+    """The outcome of a one-request fetch of *state*'s robots.txt answered with *status*."""
+    outcome = RULES if status == 200 else unavailable(f"HTTP {status}")
+    return replace(outcome, hops=(Hop(state.origin.robots_url, status),))
+
+
+def test_tries_keep_every_try_of_an_outage_until_the_next_episode() -> None:
     state = fresh()
-    hop = f"{state.origin.robots_url} "
-    for now, answer in ((0.0, "503"), (2.0, "503"), (6.0, "200")):
+    for now, status in ((0.0, 503), (2.0, 503), (6.0, 200)):
         state.start_fetch(now, TIMING)
-        state.trail.append(hop + answer)
-        state.apply(RULES if answer == "200" else unavailable("HTTP 503"), now, TIMING)
-    assert state.trail == [hop + "503", hop + "503", hop + "200"]
+        state.apply(answered(state, status), now, TIMING)
+    answers = [[hop.answer for hop in hops] for hops in state.tries]
+    assert answers == [["503"], ["503"], ["200"]]
     # A refresh after the recovery is a new episode: its story starts afresh.
     state.start_fetch(6.0 + TIMING.expiration, TIMING)
-    assert state.trail == []
+    assert state.tries == []
 
 
-def test_trail_of_a_long_outage_keeps_its_latest_hops() -> None:
+def test_tries_of_a_long_outage_keep_the_latest() -> None:
     state = fresh()
-    for now in range(MAX_TRAIL * 2):
+    for now in range(MAX_TRIES * 2):
         state.start_fetch(float(now), TIMING)
-        state.trail.append(str(now))
-        state.apply(unavailable("HTTP 503"), float(now), TIMING)
-    state.start_fetch(float(MAX_TRAIL * 2), TIMING)
-    assert state.trail == [str(now) for now in range(MAX_TRAIL, MAX_TRAIL * 2)]
+        state.apply(answered(state, 500 + now), float(now), TIMING)
+    state.start_fetch(float(MAX_TRIES * 2), TIMING)
+    assert len(state.tries) == MAX_TRIES - 1  # room for the try that starts
+    assert state.tries[-1][0].status == 500 + MAX_TRIES * 2 - 1
+
+
+def test_explanation_of_rules_names_the_deciding_line_and_group() -> None:
+    """RFC 9309 §2.2.2: the most specific match decides; the explanation cites it."""
+    state = fetched(answered(fresh(), 200))
+    explanation = state.explain("http://example.com/x/y", "bot")
+    assert explanation.policy is Policy.RULES
+    assert explanation.reason == "HTTP 200"
+    assert not explanation.allowed
+    assert str(explanation) == "Disallow: /x (line 2, group *)"
+    assert explanation.as_dict()["tries"] == [
+        [{"url": "http://example.com/robots.txt", "status": 200, "error": None}]
+    ]
+    assert str(state.explain("http://example.com/ok", "bot")) == (
+        "allowed: no rule matches (group *)"
+    )
+
+
+def test_explanation_of_4xx_is_allow_all() -> None:
+    """RFC 9309 §2.3.1.3: an unavailable (4xx) robots.txt allows everything."""
+    explanation = fetched(allow_all("HTTP 404")).explain("http://example.com/x", "bot")
+    assert (explanation.policy, explanation.allowed) == (Policy.ALLOW_ALL, True)
+    assert str(explanation) == "allow all (HTTP 404)"
+
+
+def test_explanation_of_an_outage_and_a_give_up_is_complete_disallow() -> None:
+    """RFC 9309 §2.3.1.4: an unreachable robots.txt means complete disallow."""
+    state = fetched(unavailable("HTTP 503"))
+    explanation = state.explain("http://example.com/", "bot")
+    assert (explanation.policy, explanation.allowed) == (Policy.UNAVAILABLE, False)
+    state.give_up(600.0, TIMING)
+    assert str(state.explain("http://example.com/", "bot")) == (
+        "unavailable, complete disallow (gave up after HTTP 503)"
+    )
+
+
+def test_explanation_before_any_fetch_says_requests_wait() -> None:
+    state = fresh()
+    assert state.explain("http://example.com/", "bot").policy is Policy.UNKNOWN
+    state.start_fetch(0.0, TIMING)
+    explanation = state.explain("http://example.com/", "bot")
+    assert (explanation.reason, explanation.allowed) == ("being fetched", False)
 
 
 def test_try_cut_short_by_the_deadline_keeps_the_reason_before_it() -> None:
@@ -198,4 +249,7 @@ def test_a_snapshot_carries_the_state_to_another_process(outcome: object) -> Non
     for now in (5.0, 7.0, 700.0, 90000.0):
         assert copy.decide(now) is source.decide(now)
         assert copy.fetch_due(now) is source.fetch_due(now)
-    assert copy.phase == source.phase
+    assert copy.phase is source.phase
+    assert copy.explain("http://example.com/x", "bot") == source.explain(
+        "http://example.com/x", "bot"
+    )

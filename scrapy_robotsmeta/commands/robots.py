@@ -15,10 +15,11 @@ from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.utils.datatypes import SequenceExclude
 
 from scrapy_robotsmeta.addon import Addon, component_entry
-from scrapy_robotsmeta.commands.report import EXIT_ERROR, Check, Page, Report
+from scrapy_robotsmeta.commands.report import EXIT_ERROR, Page, Report
 from scrapy_robotsmeta.defaults import DEFAULTS
 from scrapy_robotsmeta.downloadermiddleware import RobotsTxtMiddleware
 from scrapy_robotsmeta.robotsmeta.page import header_values, meta_contents
+from scrapy_robotsmeta.robotstxt.explanation import Policy
 from scrapy_robotsmeta.robotstxt.origin import origin_of
 from scrapy_robotsmeta.spidermiddleware import directives_for
 
@@ -220,9 +221,9 @@ class Command(ScrapyCommand):
         name = middleware.token.name_for_request(request)
         # The URLs the fetch went through: the one asked for, then each redirect target.
         urls = [*request.meta.get("redirect_urls", ()), request.url]
-        checks = tuple(Check.of(u, middleware.state_of(u), token) for u in urls)
+        checks = tuple(middleware.explain(u, request) for u in urls)
         notes = self.notes
-        if any(check.policy == "unavailable" for check in checks):
+        if any(check.policy is Policy.UNAVAILABLE for check in checks):
             notes += (self._unavailable_note(),)
         page = None
         if response is not None:
@@ -234,11 +235,8 @@ class Command(ScrapyCommand):
                 spider.directives.to_dict() if spider.directives is not None else None,
             )
         error = failure.getErrorMessage() if failure is not None else None
-        # A request refused by robots.txt never reached UserAgentMiddleware, which sets the
-        # header from USER_AGENT (RobotsTxtMiddleware reads the setting the same way).
-        header = request.headers.get(b"User-Agent")
-        user_agent = header.decode("latin-1") if header else crawler.settings.get("USER_AGENT")
-        return Report(url, user_agent or "", token, name, checks, page, error, notes)
+        user_agent = middleware.token.header(request)
+        return Report(url, user_agent, token, name, checks, page, error, notes)
 
     def _unavailable_note(self) -> str:
         note = f"robots.txt was retried here for up to {self.robots_timeout:g} s"

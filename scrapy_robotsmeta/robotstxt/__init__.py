@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from scrapy_robotsmeta.robotstxt._encoding import canonical_url_path, plain_url_path
 from scrapy_robotsmeta.robotstxt._matcher import Group
 from scrapy_robotsmeta.robotstxt._parser import MAX_BYTES, Rule, parse_file
+from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
 from scrapy_robotsmeta.robotstxt.origin import SCHEME_AUTHORITY
 from scrapy_robotsmeta.useragent import product_token
 
-__all__ = ["MAX_BYTES", "RobotsTxt", "Rule", "Verdict"]
+__all__ = ["MAX_BYTES", "Explanation", "Policy", "RobotsTxt", "Rule", "Verdict"]
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,17 @@ class Verdict:
 
     allowed: bool
     rule: Rule | None
+    #: The ``User-agent`` values of the group that applied; None when none did.
     agents: tuple[str, ...] | None
+
+    def __str__(self) -> str:
+        """``Disallow: /x (line 7, group a b)``, or why no rule decided."""
+        if self.agents is None:
+            return "allowed: no group applies"
+        group = f"group {' '.join(self.agents)}"
+        if self.rule is None:
+            return f"allowed: no rule matches ({group})"
+        return f"{self.rule.field}: {self.rule.path} (line {self.rule.line}, {group})"
 
 
 def _path_of(url: str) -> str:

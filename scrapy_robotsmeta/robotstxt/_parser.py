@@ -46,6 +46,13 @@ class Rule(NamedTuple):
     path: str
     line: int
 
+    @property
+    def field(self) -> str:
+        return "Allow" if self.allow else "Disallow"
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.path} (line {self.line})"
+
 
 @dataclass
 class GroupSpec:

@@ -30,6 +30,30 @@ class Kind(enum.Enum):
     REDIRECT = "redirect"
 
 
+@dataclass(frozen=True, slots=True)
+class Hop:
+    """One request of a robots.txt fetch (robots.txt itself, then each redirect target) and
+    what it got: an HTTP status, or the error that stood for one."""
+
+    url: str
+    status: int | None = None
+    #: Why no response came: a network error's name and message, or ``"ignored"`` when a
+    #: downloader middleware dropped the request (IgnoreRequest).
+    error: str | None = None
+
+    @property
+    def answer(self) -> str:
+        if self.status is not None:
+            return str(self.status)
+        return "ignored" if self.error == IGNORED else f"failed ({self.error})"
+
+    def __str__(self) -> str:
+        return f"{self.url} {self.answer}"
+
+
+IGNORED = "ignored"
+
+
 @dataclass(frozen=True)
 class Outcome:
     kind: Kind
@@ -39,6 +63,8 @@ class Outcome:
     location: str | None = None
     #: The part of a 2xx body that was parsed, for a storage that shares it between processes.
     body: bytes | None = None
+    #: The requests of the fetch that ended here, in order (set by the fetcher).
+    hops: tuple[Hop, ...] = ()
 
 
 ALLOW_ALL_RULES = RobotsTxt.parse(b"")

@@ -25,16 +25,20 @@ from typing import Any
 
 from scrapy_robotsmeta.defaults import DEFAULTS
 from scrapy_robotsmeta.robotstxt import RobotsTxt
+from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
 from scrapy_robotsmeta.robotstxt.origin import Origin
-from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Kind, Outcome
+from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Hop, Kind, Outcome
 
 # A server that asks for a robots.txt fetch before every request would make every request
 # wait; below this many seconds, Cache-Control: max-age is raised to it.
 MIN_EXPIRATION = 60.0
+# Changes with the shape of OriginState.snapshot(): a state published by another version of
+# the package is not adopted.
+SNAPSHOT_VERSION = 2
 # A try never gets less than this, even right before the give-up deadline.
 MIN_TRY_TIMEOUT = 0.1
-# At most this many hops of an outage's earlier tries are kept in OriginState.trail.
-MAX_TRAIL = 64
+# At most this many tries of an outage are kept in OriginState.tries: its latest tell enough.
+MAX_TRIES = 32
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,16 @@ class Timing:
         """The wait before the next try, after *failures* tries failed in a row."""
         doublings = min(max(failures - 1, 0), 60)  # past that, the maximum applies anyway
         return min(self.retry_delay * (1 << doublings), self.retry_max_delay)
+
+
+class Phase(enum.Enum):
+    """The states of the diagram above; FETCHING is any of them with a fetch in flight."""
+
+    UNKNOWN = "unknown"
+    FETCHING = "fetching"
+    READY = "ready"
+    OUTAGE = "outage"
+    GIVEN_UP = "given_up"
 
 
 class Decision(enum.Enum):
@@ -82,12 +96,13 @@ class OriginState:
 
     origin: Origin
     rules: RobotsTxt | None = None
+    #: What the rules came from: RULES (a 2xx body) or ALLOW_ALL (4xx, redirect limits…).
+    kind: Kind | None = None
     #: How the current rules (or the give-up) came about, for logs and `scrapy robots`.
     reason: str = ""
-    #: Each hop of the last fetch ("URL STATUS", "URL failed (why)" or "URL ignored"), and
-    #: during an outage of the tries before it since the outage began (the latest
-    #: MAX_TRAIL hops of them), so that `scrapy robots` can tell the whole story.
-    trail: list[str] = field(default_factory=list)
+    #: The requests of each try of the last fetch; during an outage, of every try since it
+    #: began (the latest MAX_TRIES), so that an explanation can tell the whole story.
+    tries: list[tuple[Hop, ...]] = field(default_factory=list)
     expires_at: float = 0.0
     given_up: bool = False
     fetching: bool = False
@@ -123,17 +138,22 @@ class OriginState:
         return self.give_up_at is not None and now >= self.give_up_at
 
     @property
-    def phase(self) -> str:
-        """A one-word name of the state, for logs, `scrapy robots` and stats."""
+    def fetched_before(self) -> bool:
+        """Whether a fetch of the origin has ended before: the next one is a retry or a
+        refresh."""
+        return self.rules is not None or self.down_since is not None or self.given_up
+
+    @property
+    def phase(self) -> Phase:
         if self.fetching:
-            return "fetching"
+            return Phase.FETCHING
         if self.given_up:
-            return "given_up"
+            return Phase.GIVEN_UP
         if self.down_since is not None:
-            return "outage"
+            return Phase.OUTAGE
         if self.rules is not None:
-            return "ready"
-        return "unknown"
+            return Phase.READY
+        return Phase.UNKNOWN
 
     # -- transitions -----------------------------------------------------------------------
 
@@ -145,11 +165,11 @@ class OriginState:
         self.fetch_started = now
         self.retry_at = None
         if self.down_since is None:
-            self.trail = []
+            self.tries = []
         else:
             # A long outage with short retry delays must not grow the state (nor what a
-            # shared storage publishes) without bound: its latest hops tell enough.
-            del self.trail[:-MAX_TRAIL]
+            # shared storage publishes) without bound.
+            del self.tries[: -MAX_TRIES + 1]
         outage_start = now if self.down_since is None else self.down_since
         deadline = outage_start + timing.unavailable_timeout
         return min(timing.download_timeout, max(deadline - now, MIN_TRY_TIMEOUT))
@@ -157,13 +177,17 @@ class OriginState:
     def apply(self, outcome: Outcome, now: float, timing: Timing) -> Change:
         """Apply the outcome of a fetch that started with :meth:`start_fetch`."""
         self.fetching = False
+        self.tries.append(outcome.hops)
         if outcome.kind is Kind.UNAVAILABLE:
             return self._unavailable(outcome.reason, now, timing)
         recovered = self.down_since is not None
         lifetime = timing.expiration
         if outcome.max_age is not None:
             lifetime = min(lifetime, max(outcome.max_age, MIN_EXPIRATION))
-        self.rules = outcome.rules if outcome.rules is not None else ALLOW_ALL_RULES
+        if outcome.kind is Kind.RULES and outcome.rules is not None:
+            self.rules, self.kind = outcome.rules, Kind.RULES
+        else:
+            self.rules, self.kind = ALLOW_ALL_RULES, Kind.ALLOW_ALL
         self.reason = outcome.reason
         self.expires_at, self.given_up = now + lifetime, False
         self._end_outage()
@@ -204,14 +228,31 @@ class OriginState:
     def _end_outage(self) -> None:
         self.down_since, self.give_up_at, self.retry_at, self.failures = None, None, None, 0
 
+    # -- explaining ------------------------------------------------------------------------
+
+    def explain(self, url: str, token: str) -> Explanation:
+        """Why *url* of this origin is allowed, refused or waiting, for the crawler whose
+        robots.txt product token is *token*."""
+        tries = tuple(self.tries)
+        if self.given_up or (self.rules is None and self.down_since is not None):
+            return Explanation(url, self.origin, Policy.UNAVAILABLE, self.reason, tries)
+        if self.rules is None:
+            reason = "being fetched" if self.fetching else "not fetched yet"
+            return Explanation(url, self.origin, Policy.UNKNOWN, reason, tries)
+        if self.kind is Kind.ALLOW_ALL:
+            return Explanation(url, self.origin, Policy.ALLOW_ALL, self.reason, tries)
+        verdict = self.rules.explain(url, token)
+        return Explanation(url, self.origin, Policy.RULES, self.reason, tries, verdict)
+
     # -- sharing ---------------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
         """The state as plain data (without the parsed rules), for a shared storage."""
         return {
-            "has_rules": self.rules is not None,
+            "version": SNAPSHOT_VERSION,
+            "kind": self.kind.value if self.kind is not None else None,
             "reason": self.reason,
-            "trail": list(self.trail),
+            "tries": [[[h.url, h.status, h.error] for h in hops] for hops in self.tries],
             "expires_at": self.expires_at,
             "given_up": self.given_up,
             "down_since": self.down_since,
@@ -225,8 +266,9 @@ class OriginState:
         parsed from the body it published; a fetch of this process in flight, if any, stays
         in flight."""
         self.rules = rules
+        self.kind = Kind(snapshot["kind"]) if snapshot["kind"] is not None else None
         self.reason = snapshot["reason"]
-        self.trail = list(snapshot["trail"])
+        self.tries = [tuple(Hop(*hop) for hop in hops) for hops in snapshot["tries"]]
         self.expires_at = snapshot["expires_at"]
         self.given_up = snapshot["given_up"]
         self.down_since = snapshot["down_since"]

@@ -35,8 +35,8 @@ from scrapy_robotsmeta.parking import ParkingLot, dump_request, load_request
 from scrapy_robotsmeta.reactor import Tasks, crawler_clock
 from scrapy_robotsmeta.robotstxt import RobotsTxt
 from scrapy_robotsmeta.robotstxt.origin import Origin, origin_of
-from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES
-from scrapy_robotsmeta.robotstxt.state import Decision
+from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Kind
+from scrapy_robotsmeta.robotstxt.state import SNAPSHOT_VERSION, Decision
 from scrapy_robotsmeta.storage.base import Storage
 
 if TYPE_CHECKING:
@@ -316,17 +316,25 @@ class RedisStorage(Storage):
         retry_later = snapshot["retry_at"] is not None and snapshot["retry_at"] > now
         if snapshot["expires_at"] <= now and not retry_later:
             return False
-        self._adopt(state, snapshot, published.get(b"body"))
+        if not self._adopt(state, snapshot, published.get(b"body")):
+            return False
         return retry_later or state.decide(now) is not Decision.WAIT
 
-    def _adopt(self, state: OriginState, snapshot: dict[str, Any], body: bytes | None) -> None:
+    def _adopt(self, state: OriginState, snapshot: dict[str, Any], body: bytes | None) -> bool:
+        """Take a published state; False when another version of this package published it
+        (a fleet being upgraded): its next fetch replaces it."""
+        if snapshot.get("version") != SNAPSHOT_VERSION:
+            return False
         if snapshot == state.snapshot():
-            return
+            return True
         rules = None
-        if snapshot["has_rules"]:
-            rules = RobotsTxt.parse(body) if body else ALLOW_ALL_RULES
+        if snapshot["kind"] == Kind.RULES.value:
+            rules = RobotsTxt.parse(body or b"")
+        elif snapshot["kind"] == Kind.ALLOW_ALL.value:
+            rules = ALLOW_ALL_RULES
         state.adopt(snapshot, rules)
         self.stats.inc_value("robotstxt/redis/adopted")
+        return True
 
     def _keep_lease(self, origin: Origin) -> None:
         renewal = LoopingCall(lambda: self._tasks.run(self._renew(origin)))
