@@ -12,7 +12,7 @@ from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as Builti
 from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.utils.misc import load_object
 
-from scrapy_robotsmeta.defaults import DEFAULTS
+from scrapy_robotsmeta.defaults import DEFAULTS, PackageSettings
 from scrapy_robotsmeta.downloadermiddleware import RobotsTxtMiddleware
 from scrapy_robotsmeta.fetcher import RobotsTxtBodyMiddleware
 from scrapy_robotsmeta.spidermiddleware import RobotsMetaMiddleware
@@ -128,10 +128,9 @@ class Addon:
         crawler, settings = self._crawler, self._crawler.settings
         robotstxt = crawler.get_downloader_middleware(RobotsTxtMiddleware) is not None
         meta = crawler.get_spider_middleware(RobotsMetaMiddleware) is not None
-        crawl_delay = robotstxt and settings.getbool(
-            "ROBOTSTXT_OBEY_CRAWL_DELAY", DEFAULTS["ROBOTSTXT_OBEY_CRAWL_DELAY"]
-        )
-        storage = settings.get("ROBOTSTXT_STORAGE", DEFAULTS["ROBOTSTXT_STORAGE"])
+        ours = PackageSettings(settings)
+        crawl_delay = robotstxt and ours.getbool("ROBOTSTXT_OBEY_CRAWL_DELAY")
+        storage = ours.get("ROBOTSTXT_STORAGE")
         if isinstance(storage, type):
             storage = f"{storage.__module__}.{storage.__qualname__}"
         names = CrawlerToken.from_settings(settings)

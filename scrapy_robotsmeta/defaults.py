@@ -6,7 +6,10 @@ The middlewares read their settings through these defaults, so they also work wh
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from scrapy.settings import BaseSettings
 
 DEFAULTS: dict[str, Any] = {
     # robots.txt part
@@ -34,3 +37,26 @@ DEFAULTS: dict[str, Any] = {
     "ROBOTSMETA_OBEY_REL_NOFOLLOW": False,
     "ROBOTSMETA_DROP_NOINDEX": False,
 }
+
+
+class PackageSettings:
+    """A crawl's settings as the package reads them: any name of :data:`DEFAULTS` not set in
+    them takes its default from there (a name missing from DEFAULTS is a ``KeyError``)."""
+
+    def __init__(self, settings: BaseSettings) -> None:
+        self.settings = settings
+
+    def get(self, name: str) -> Any:
+        return self.settings.get(name, DEFAULTS[name])
+
+    def getbool(self, name: str) -> bool:
+        return self.settings.getbool(name, DEFAULTS[name])
+
+    def getint(self, name: str) -> int:
+        return self.settings.getint(name, DEFAULTS[name])
+
+    def getfloat(self, name: str) -> float:
+        return self.settings.getfloat(name, DEFAULTS[name])
+
+    def getlist(self, name: str) -> list[Any]:
+        return self.settings.getlist(name, DEFAULTS[name])

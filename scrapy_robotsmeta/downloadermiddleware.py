@@ -26,7 +26,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.misc import build_from_crawler, load_object
 from twisted.internet.defer import Deferred
 
-from scrapy_robotsmeta.defaults import DEFAULTS
+from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.fetcher import RobotsTxtFetcher
 from scrapy_robotsmeta.reactor import Clock, Tasks, crawler_clock
 from scrapy_robotsmeta.robotstxt.cache import OriginCache
@@ -52,18 +52,14 @@ _EXEMPT_SCHEMES = ("data:", "file:")
 DONT_OBEY = "dont_obey_robotstxt"
 
 
-def _setting(crawler: Crawler, name: str) -> Any:
-    return crawler.settings.get(name, DEFAULTS[name])
-
-
 class RobotsTxtMiddleware:
     """A drop-in replacement for ``scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware``."""
 
     def __init__(self, crawler: Crawler) -> None:
-        settings = crawler.settings
-        if not settings.getbool("ROBOTSTXT_OBEY"):
+        settings = PackageSettings(crawler.settings)
+        if not crawler.settings.getbool("ROBOTSTXT_OBEY"):
             raise NotConfigured
-        if not settings.getbool("TWISTED_REACTOR_ENABLED", True):
+        if not crawler.settings.getbool("TWISTED_REACTOR_ENABLED", True):
             # Not NotConfigured: that would crawl without robots.txt, silently.
             raise RuntimeError(
                 "scrapy_robotsmeta's RobotsTxtMiddleware needs the Twisted reactor (its timers "
@@ -73,27 +69,25 @@ class RobotsTxtMiddleware:
         self.clock: Clock = crawler_clock(crawler)
         assert crawler.stats is not None
         self.stats: StatsCollector = crawler.stats
-        self.token = CrawlerToken.from_settings(settings)
+        self.token = CrawlerToken.from_settings(crawler.settings)
         self.timing = Timing(
-            expiration=float(_setting(crawler, "ROBOTSTXT_CACHE_EXPIRATION")),
-            retry_delay=float(_setting(crawler, "ROBOTSTXT_RETRY_DELAY")),
-            retry_max_delay=float(_setting(crawler, "ROBOTSTXT_RETRY_MAX_DELAY")),
-            unavailable_timeout=float(_setting(crawler, "ROBOTSTXT_UNAVAILABLE_TIMEOUT")),
-            download_timeout=settings.getfloat("DOWNLOAD_TIMEOUT"),
+            expiration=settings.getfloat("ROBOTSTXT_CACHE_EXPIRATION"),
+            retry_delay=settings.getfloat("ROBOTSTXT_RETRY_DELAY"),
+            retry_max_delay=settings.getfloat("ROBOTSTXT_RETRY_MAX_DELAY"),
+            unavailable_timeout=settings.getfloat("ROBOTSTXT_UNAVAILABLE_TIMEOUT"),
+            download_timeout=crawler.settings.getfloat("DOWNLOAD_TIMEOUT"),
         )
         #: Origins whose requests wait: parked, waiting in process_request, or being fetched.
         self._pending: set[Origin] = set()
         self.states = OriginCache(
-            int(_setting(crawler, "ROBOTSTXT_CACHE_SIZE")), keep=self._pending.__contains__
+            settings.getint("ROBOTSTXT_CACHE_SIZE"), keep=self._pending.__contains__
         )
         self.fetcher = RobotsTxtFetcher(
             crawler,
             self.stats,
-            settings.getlist(
-                "ROBOTSTXT_REQUEST_META_KEYS", DEFAULTS["ROBOTSTXT_REQUEST_META_KEYS"]
-            ),
+            settings.getlist("ROBOTSTXT_REQUEST_META_KEYS"),
         )
-        storage_cls = load_object(_setting(crawler, "ROBOTSTXT_STORAGE"))
+        storage_cls = load_object(settings.get("ROBOTSTXT_STORAGE"))
         self.storage: Storage = build_from_crawler(storage_cls, crawler, self.states)
         # Requests this middleware sent back to be parked: one that comes straight back
         # (downloaded with engine.download_async(), which never schedules) waits inside
@@ -108,7 +102,7 @@ class RobotsTxtMiddleware:
         crawler.signals.connect(self._spider_opened, signals.spider_opened)
         crawler.signals.connect(self._spider_idle, signals.spider_idle)
         crawler.signals.connect(self._spider_closed, signals.spider_closed)
-        if settings.getbool("ROBOTSTXT_OBEY_CRAWL_DELAY", DEFAULTS["ROBOTSTXT_OBEY_CRAWL_DELAY"]):
+        if settings.getbool("ROBOTSTXT_OBEY_CRAWL_DELAY"):
             crawler.signals.connect(
                 self._request_reached_downloader, signals.request_reached_downloader
             )

@@ -15,7 +15,7 @@ from itemadapter import ItemAdapter
 from scrapy import exporters
 from scrapy.utils.python import to_unicode
 
-from scrapy_robotsmeta.defaults import DEFAULTS
+from scrapy_robotsmeta.defaults import DEFAULTS, PackageSettings
 from scrapy_robotsmeta.robotsmeta.directives import NO_RULES
 
 if TYPE_CHECKING:
@@ -64,9 +64,9 @@ class CsvItemExporter(exporters.CsvItemExporter):
 
     @classmethod
     def from_crawler(cls, crawler: Crawler, file: BytesIO, **kwargs: Any) -> CsvItemExporter:
-        settings = crawler.settings
-        field = settings.get("ROBOTSMETA_ITEM_FIELD", DEFAULTS["ROBOTSMETA_ITEM_FIELD"])
-        if not settings.getbool("ROBOTSMETA_ENABLED", DEFAULTS["ROBOTSMETA_ENABLED"]):
+        settings = PackageSettings(crawler.settings)
+        field = settings.get("ROBOTSMETA_ITEM_FIELD")
+        if not settings.getbool("ROBOTSMETA_ENABLED"):
             field = ""  # no item gets the field: a key of that name is the spider's own
         return cls(file, robots_field=field or "", **kwargs)
 

@@ -16,7 +16,7 @@ from scrapy.utils.datatypes import SequenceExclude
 
 from scrapy_robotsmeta.addon import Addon, component_entry
 from scrapy_robotsmeta.commands.report import EXIT_ERROR, Page, Report
-from scrapy_robotsmeta.defaults import DEFAULTS
+from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.downloadermiddleware import RobotsTxtMiddleware
 from scrapy_robotsmeta.robotsmeta.page import header_values, meta_contents
 from scrapy_robotsmeta.robotstxt.explanation import Policy
@@ -173,7 +173,7 @@ class Command(ScrapyCommand):
         settings = self.settings
         assert settings is not None
         name = "ROBOTSTXT_UNAVAILABLE_TIMEOUT"
-        self.crawl_robots_timeout = settings.getfloat(name, DEFAULTS[name])
+        self.crawl_robots_timeout = PackageSettings(settings).getfloat(name)
         if option is not None:
             self.robots_timeout = option
         elif _on_command_line(settings, name):
@@ -184,7 +184,7 @@ class Command(ScrapyCommand):
         delays = (min(1.0, self.robots_timeout / 10), min(10.0, self.robots_timeout / 4))
         for setting, delay in zip(_RETRY_SETTINGS, delays, strict=True):
             if not _on_command_line(settings, setting):
-                shorter = min(delay, settings.getfloat(setting, DEFAULTS[setting]))
+                shorter = min(delay, PackageSettings(settings).getfloat(setting))
                 settings.set(setting, shorter, priority="cmdline")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from scrapy.utils.job import job_dir
 
-from scrapy_robotsmeta.defaults import DEFAULTS
+from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.parking import ParkingLot
 from scrapy_robotsmeta.storage.base import Storage
 
@@ -30,9 +30,7 @@ class MemoryStorage(Storage):
         self.parking = ParkingLot(
             crawler.stats,
             crawler.spider,
-            crawler.settings.getint(
-                "ROBOTSTXT_PARKED_MEMORY_LIMIT", DEFAULTS["ROBOTSTXT_PARKED_MEMORY_LIMIT"]
-            ),
+            PackageSettings(crawler.settings).getint("ROBOTSTXT_PARKED_MEMORY_LIMIT"),
             job_dir(crawler.settings),
         )
 

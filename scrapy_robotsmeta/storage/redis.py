@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.utils.reactor import is_asyncio_reactor_installed
 from twisted.internet.task import LoopingCall
 
-from scrapy_robotsmeta.defaults import DEFAULTS
+from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.parking import ParkingLot, dump_request, load_request
 from scrapy_robotsmeta.reactor import Tasks, crawler_clock
 from scrapy_robotsmeta.robotstxt import RobotsTxt
@@ -108,8 +108,8 @@ class RedisStorage(Storage):
                 "RedisStorage needs Scrapy's asyncio reactor (TWISTED_REACTOR = "
                 '"twisted.internet.asyncioreactor.AsyncioSelectorReactor", the default)'
             )
-        settings = crawler.settings
-        url = settings.get("ROBOTSTXT_REDIS_URL") or settings.get("REDIS_URL")
+        settings = PackageSettings(crawler.settings)
+        url = settings.get("ROBOTSTXT_REDIS_URL") or crawler.settings.get("REDIS_URL")
         if not url:
             raise StorageConfigError(
                 "RedisStorage needs ROBOTSTXT_REDIS_URL (or scrapy-redis's REDIS_URL)"
@@ -118,22 +118,12 @@ class RedisStorage(Storage):
         assert crawler.spider is not None
         self.stats: StatsCollector = crawler.stats
         self.spider = crawler.spider
-        self.poll_interval = settings.getfloat(
-            "ROBOTSTXT_REDIS_POLL_INTERVAL", DEFAULTS["ROBOTSTXT_REDIS_POLL_INTERVAL"]
-        )
-        self.lease_ms = int(
-            1000
-            * settings.getfloat(
-                "ROBOTSTXT_REDIS_LEASE_TIME", DEFAULTS["ROBOTSTXT_REDIS_LEASE_TIME"]
-            )
-        )
+        self.poll_interval = settings.getfloat("ROBOTSTXT_REDIS_POLL_INTERVAL")
+        self.lease_ms = int(1000 * settings.getfloat("ROBOTSTXT_REDIS_LEASE_TIME"))
         # A state is kept a while past its end, so that a process whose cached copy expired
         # can still fall back on it (RFC 9309 §2.4) while the refresh is unreachable.
-        self.grace = settings.getfloat(
-            "ROBOTSTXT_UNAVAILABLE_TIMEOUT", DEFAULTS["ROBOTSTXT_UNAVAILABLE_TIMEOUT"]
-        )
-        prefix = settings.get("ROBOTSTXT_REDIS_KEY_PREFIX", DEFAULTS["ROBOTSTXT_REDIS_KEY_PREFIX"])
-        self.prefix = prefix % {"spider": self.spider.name}
+        self.grace = settings.getfloat("ROBOTSTXT_UNAVAILABLE_TIMEOUT")
+        self.prefix = settings.get("ROBOTSTXT_REDIS_KEY_PREFIX") % {"spider": self.spider.name}
         self.redis: Redis = Redis.from_url(
             url, socket_timeout=5, socket_connect_timeout=5, health_check_interval=30
         )
@@ -142,11 +132,7 @@ class RedisStorage(Storage):
         # What this process parked and has not written to Redis yet (or cannot: Redis down,
         # or a request that cannot be serialised).
         self._outbox = ParkingLot(
-            self.stats,
-            self.spider,
-            settings.getint(
-                "ROBOTSTXT_PARKED_MEMORY_LIMIT", DEFAULTS["ROBOTSTXT_PARKED_MEMORY_LIMIT"]
-            ),
+            self.stats, self.spider, settings.getint("ROBOTSTXT_PARKED_MEMORY_LIMIT")
         )
         self._unserializable = ParkingLot(self.stats, self.spider, memory_limit=2**62)
         self._fleet_parked: set[Origin] = set()
