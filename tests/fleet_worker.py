@@ -4,7 +4,7 @@ processes of one crawl sharing one Redis, and a driver that starts, kills and re
     python -m tests.fleet_worker site DIRECTORY ORIGINS PAGES
     python -m tests.fleet_worker worker DIRECTORY NAME REDIS_URL [SETTINGS_JSON]
 
-Both the fleet test (tests/test_fleet.py) and the fleet benchmark (benchmarks/fleet.py) run
+Both the fleet test (tests/test_crawl_fleet.py) and the fleet benchmark (benchmarks/fleet.py) run
 their fleets through :class:`Fleet`. What they assert or measure is read from files, never
 from the processes' memory, since a killed process leaves nothing else behind:
 
