@@ -16,7 +16,7 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from scrapy_robotsmeta.defaults import DEFAULTS
 from scrapy_robotsmeta.robotsmeta.directives import NO_RULES, Directives, read_rules
 from scrapy_robotsmeta.robotsmeta.page import (
-    canonical_url,
+    NofollowTargets,
     header_values,
     meta_contents,
     rel_nofollow_urls,
@@ -38,7 +38,7 @@ class _Page:
 
     owner: RobotsMetaMiddleware
     directives: Directives | None = None
-    nofollow_urls: frozenset[str] | None = None
+    nofollow_targets: NofollowTargets | None = None
 
 
 # Keyed by response, as Scrapy's own per-response caches are: an entry lives as long as its
@@ -102,13 +102,11 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
         if self._obey_nofollow and not self.directives(response).follow:
             self._drop_request(request, response, "nofollow", "the page says nofollow")
             return None
-        if self._obey_rel_nofollow:
-            nofollow_urls = self._nofollow_urls(response)
-            if nofollow_urls and canonical_url(request.url) in nofollow_urls:
-                self._drop_request(
-                    request, response, "rel_nofollow", 'its links to it all have rel="nofollow"'
-                )
-                return None
+        if self._obey_rel_nofollow and request.url in self._nofollow_targets(response):
+            self._drop_request(
+                request, response, "rel_nofollow", 'its links to it all have rel="nofollow"'
+            )
+            return None
         return request
 
     def get_processed_item(self, item: Any, response: Response | None) -> Any:
@@ -149,18 +147,19 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
             logger.debug("Ignored a robots rule of %s: %s", response, reason)
         return reading.directives
 
-    def _nofollow_urls(self, response: Response) -> frozenset[str]:
+    def _nofollow_targets(self, response: Response) -> NofollowTargets:
         page = self._page(response)
-        if page.nofollow_urls is None:
+        if page.nofollow_targets is None:
             try:
-                page.nofollow_urls = rel_nofollow_urls(response)
+                urls = rel_nofollow_urls(response)
             except Exception:  # as in _read: follow every link rather than break the crawl
                 self._stats.inc_value("robotsmeta/read_error")
                 logger.exception(
                     "Could not read the links of %s; none counts as nofollow", response
                 )
-                page.nofollow_urls = frozenset()
-        return page.nofollow_urls
+                urls = frozenset()
+            page.nofollow_targets = NofollowTargets(urls)
+        return page.nofollow_targets
 
     def _drop_request(self, request: Request, response: Response, reason: str, why: str) -> None:
         self._stats.inc_value(f"robotsmeta/request_dropped/{reason}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import urljoin
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -9,6 +11,7 @@ from scrapy.http import HtmlResponse, Response, TextResponse, XmlResponse
 from scrapy.selector import Selector
 
 from scrapy_robotsmeta.robotsmeta.page import (
+    NofollowTargets,
     canonical_url,
     header_values,
     is_html,
@@ -314,6 +317,85 @@ def test_rel_nofollow_page_without_the_word_is_not_parsed() -> None:
     response = in_body('<a href="/a" rel="external">a</a>')
     assert rel_nofollow_urls(response) == frozenset()
     assert response._cached_selector is None
+
+
+def test_rel_nofollow_link_rescued_by_a_followed_link_written_otherwise() -> None:
+    """Canonical URLs compare equal whatever the href's spelling: relative, dot segments,
+    escapes of unreserved characters, a query in another order."""
+    nofollow = '<a href="/dir/a?x=1&amp;y=2" rel=nofollow>a</a>'
+    assert links(nofollow + '<a href="./../dir/%61?y=2&amp;x=1">b</a>') == frozenset()
+    assert links('<a href="/dir/b" rel=nofollow>a</a><a href="../dir/b#c">b</a>') == frozenset()
+
+
+def test_rel_nofollow_written_with_character_references_counts() -> None:
+    assert links('<a href="/a" rel="&#110;o&#x46;ollow">a</a>') == {"http://example.com/a"}
+
+
+def test_rel_nofollow_read_from_the_callback_selector() -> None:
+    response = in_body("<p>nothing here</p>")
+    response._cached_selector = Selector(text='<a href="/s" REL="External NOFOLLOW">s</a>')
+    assert rel_nofollow_urls(response) == {"http://example.com/s"}
+
+
+def test_rel_nofollow_page_with_the_word_elsewhere_only_is_empty() -> None:
+    response = in_body('<p>nofollow</p><a href="/a" rel="ugc">a</a>')
+    assert rel_nofollow_urls(response) == frozenset()
+
+
+# What a request's URL or a link's href may be, in pieces: schemes, authorities, dot
+# segments, escapes, characters URL parsers drop or read as "/", a query, a fragment.
+_URL_PIECES = st.lists(
+    st.sampled_from(
+        [
+            "http:",
+            "HTTPS:",
+            "mailto:",
+            "//",
+            "example.com",
+            "Example.COM:80",
+            "/",
+            "a",
+            "B~c",
+            ".",
+            "..",
+            "%61",
+            "%2e",
+            "%2F",
+            "é",
+            "\\",
+            "\t",
+            " ",
+            ";p",
+            "?q=1&b=2",
+            "#f",
+            "@",
+            ":",
+        ]
+    )
+    | st.text(max_size=2),
+    max_size=10,
+).map("".join)
+
+
+@given(href=_URL_PIECES, other=_URL_PIECES)
+def test_nofollow_targets_never_rule_out_a_url_with_the_same_canonical_form(
+    href: str, other: str
+) -> None:
+    """The cheap test that spares canonicalising most URLs (the last segment of the path, read
+    from the text) only rules out a URL whose canonical form is not a target."""
+    base = "http://example.com/dir/page.html"
+    try:
+        target = canonical_url(urljoin(base, other))
+        url = urljoin(base, href)
+        canonical = canonical_url(url)
+    except ValueError:
+        return
+    targets = NofollowTargets(frozenset({target}))
+    if canonical == target:
+        assert targets.may_match(href)
+        assert url in targets
+    else:
+        assert url not in targets
 
 
 # Pieces of markup that reach the interesting paths, mixed with any characters.

@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import codecs
 import re
+import weakref
 from functools import lru_cache
 from typing import Any, TypeGuard
 from urllib.parse import urljoin
 
 import parsel
+from lxml import etree  # type: ignore[import-untyped]
 from scrapy.http import HtmlResponse, Response, TextResponse
 from scrapy.utils.response import get_base_url
 from w3lib.url import canonicalize_url
@@ -33,6 +35,13 @@ _HTML_SPACES = re.compile(r"[ \t\n\f\r]+")
 # character, and for "_" also &lowbar; and &UnderBar; (no named reference decodes to an ASCII
 # letter or to "-", which is all a name of a robot or a rule is made of).
 _CHARACTER_REFERENCE = re.compile(rb"&(?:#|lowbar;|underbar;)")
+_REL_VALUES = etree.XPath("//a/@rel|//area/@rel")
+# Characters that URL parsers drop, or read as "/" (ASCII whitespace and controls, backslash):
+# a path holding one cannot be read from its text (see _path_tail).
+_UNREADABLE_PATH = re.compile(r"[\x00-\x20\x7f\\]")
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+# RFC 3986's unreserved characters: no canonicalisation escapes or unescapes them.
+_UNRESERVED = re.compile(r"[A-Za-z0-9._~-]*")
 
 
 def header_values(response: Response) -> list[str]:
@@ -72,33 +81,116 @@ def meta_contents(response: Response, crawler: str) -> list[str]:
 def rel_nofollow_urls(response: Response) -> frozenset[str]:
     """Canonical URLs of the ``<a>``/``<area>`` links with rel ``nofollow``, minus those that
     another link of the page without that token points to as well."""
-    if not is_html(response):
+    if not is_html(response) or not _may_have_rel_nofollow(response):
         return frozenset()
-    if not _parsed(response) and not _may_spell(response, ("nofollow",)):
-        return frozenset()
-    try:
-        base_url = get_base_url(response)
-    except ValueError:  # an unusable <base href> is ignored, as browsers ignore it
-        base_url = response.url
-    nofollow: set[str] = set()
-    followed: set[str] = set()
+    nofollow: list[Any] = []
+    followed: list[Any] = []
     for link in _root(response).iter("a", "area"):
         href = link.get("href")
-        if href is None or _in_template(link):
-            continue
-        try:
-            url = canonical_url(urljoin(base_url, href.strip(_HTML_SPACE)), response.encoding)
-        except ValueError:  # not a URL (e.g. "http://[::1"); no request can be made from it
-            continue
-        rel = _HTML_SPACES.split(ascii_lower(link.get("rel", "")))
-        (nofollow if "nofollow" in rel else followed).add(url)
-    return frozenset(nofollow - followed)
+        if href is not None:
+            rel = _HTML_SPACES.split(ascii_lower(link.get("rel", "")))
+            (nofollow if "nofollow" in rel else followed).append(link)
+    resolve = _Resolver(response)
+    urls = {url for link in nofollow if (url := resolve(link)) is not None}
+    # Resolving and canonicalising a link costs more than all the rest, so a followed link is
+    # resolved only when it may land on one of the few nofollow URLs.
+    targets = NofollowTargets(frozenset(urls))
+    for link in followed:
+        if urls and targets.may_match(link.get("href").strip(_HTML_SPACE)):
+            urls.discard(resolve(link))
+    return frozenset(urls)
+
+
+class NofollowTargets:
+    """Canonical URLs that a page links to only with rel ``nofollow``, and a cheap test of
+    another URL against them."""
+
+    __slots__ = ("_tails", "urls")
+
+    def __init__(self, urls: frozenset[str]) -> None:
+        self.urls = urls
+        tails = [_path_tail(url) for url in urls]
+        # None: the path of some URL cannot be read from its text, so no tail rules one out.
+        self._tails = None if None in tails else frozenset(t for t in tails if t is not None)
+
+    def __bool__(self) -> bool:
+        return bool(self.urls)
+
+    def __contains__(self, url: str) -> bool:
+        """Whether *url* (absolute) has one of the canonical URLs."""
+        return self.may_match(url) and canonical_url(url) in self.urls
+
+    def may_match(self, url: str) -> bool:
+        """False only when *url*, absolute or relative to any base, cannot canonicalise to one
+        of the URLs: the last segment of its path, read from its text, is no URL's last one."""
+        if not self.urls:
+            return False
+        if self._tails is None:
+            return True
+        tail = _link_tail(url)
+        return tail is None or tail in self._tails
 
 
 def canonical_url(url: str, encoding: str = "utf-8") -> str:
     """The form under which a link and a request compare equal: Scrapy's canonical URL, as for
     request fingerprints (query sorted, escapes normalised, fragment dropped)."""
     return canonicalize_url(url, encoding=encoding)
+
+
+class _Resolver:
+    """The canonical absolute URL of a link of *response*; None for a link in a template or
+    whose href is not a URL."""
+
+    def __init__(self, response: TextResponse) -> None:
+        self._encoding = response.encoding
+        try:
+            self._base_url = get_base_url(response)
+        except ValueError:  # an unusable <base href> is ignored, as browsers ignore it
+            self._base_url = response.url
+
+    def __call__(self, link: Any) -> str | None:
+        if _in_template(link):
+            return None
+        href = link.get("href").strip(_HTML_SPACE)
+        try:
+            return canonical_url(urljoin(self._base_url, href), self._encoding)
+        except ValueError:  # not a URL (e.g. "http://[::1"); no request can be made from it
+            return None
+
+
+def _may_have_rel_nofollow(response: TextResponse) -> bool:
+    """False only when no link of the page can have the ``nofollow`` token: read from the
+    rel values when the page is parsed, else from the body's bytes."""
+    if _parsed(response):
+        return any("nofollow" in ascii_lower(rel) for rel in _REL_VALUES(_root(response)))
+    return _may_spell(response, ("nofollow",), after=b"<a")
+
+
+def _path_tail(url: str) -> str | None:
+    """The last segment of the path of *url* (absolute or relative) as written, or None when
+    the text alone does not tell it (no path: a relative one is the base's; another scheme)."""
+    path = url.partition("#")[0].partition("?")[0]
+    if not path or not path.isascii() or _UNREADABLE_PATH.search(path):
+        return None
+    scheme = _SCHEME.match(path)
+    if scheme is not None:
+        path = path[scheme.end() :]
+        if not path.startswith("//"):
+            return None
+    if path.startswith("//"):
+        authority, _, path = path[2:].partition("/")
+        if not authority:  # parsers tell an empty authority from none in their own ways
+            return None
+    return path.rpartition("/")[2]  # an authority without a path has the canonical "/"
+
+
+def _link_tail(url: str) -> str | None:
+    """The last segment of the canonical form of *url*'s path when it is that of *url* as
+    written (unreserved characters only, no dot segment), else None."""
+    tail = _path_tail(url)
+    if tail is None or tail in (".", "..") or not _UNRESERVED.fullmatch(tail):
+        return None
+    return tail
 
 
 def _parsed(response: TextResponse) -> bool:
@@ -124,12 +216,32 @@ def _may_spell(response: TextResponse, words: tuple[str, ...], after: bytes = b"
     """
     if not all(word.isascii() for word in words):
         return True
-    lowered = _ascii_bytes(response).lower()
+    lowered = _lowered(response)
     start = lowered.find(after)
     return start >= 0 and (
         any(lowered.find(word.encode(), start) >= 0 for word in words)
         or _CHARACTER_REFERENCE.search(lowered, start) is not None
     )
+
+
+class _LastLowered:
+    """The lowered ASCII bytes of the last response asked for: its metas and then its links
+    are checked on the same bytes, which are lowered once."""
+
+    __slots__ = ("_lowered", "_response")
+
+    def __init__(self) -> None:
+        self._response: weakref.ref[TextResponse] | None = None
+        self._lowered = b""
+
+    def __call__(self, response: TextResponse) -> bytes:
+        if self._response is None or self._response() is not response:
+            self._lowered = _ascii_bytes(response).lower()
+            self._response = weakref.ref(response)
+        return self._lowered
+
+
+_lowered = _LastLowered()
 
 
 def _ascii_bytes(response: TextResponse) -> bytes:
