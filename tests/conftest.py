@@ -6,8 +6,8 @@ import pytest
 import pytest_twisted
 from twisted.internet.task import Clock
 
+from scrapy_robotsmeta.testing import Site
 from tests.redisserver import redis_server
-from tests.server import Site
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,11 +11,13 @@ from scrapy.crawler import Crawler
 from scrapy.http import Response
 from scrapy.linkextractors import LinkExtractor
 from scrapy.spiders import CrawlSpider, Rule
-from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from scrapy.utils.test import get_crawler
+from twisted.internet.task import LoopingCall
 from twisted.python.failure import Failure
 
 from scrapy_robotsmeta.reactor import CLOCK_ATTRIBUTE
+from scrapy_robotsmeta.testing import Site, html, installed_reactor, links_page
 
 # What every test crawl uses unless it says otherwise: quiet, no network beyond 127.0.0.1,
 # and the package enabled through its add-on, as a user would enable it.
@@ -27,6 +30,27 @@ BASE_SETTINGS: dict[str, Any] = {
     "DOWNLOAD_TIMEOUT": 5,
     "USER_AGENT": "TestBot/1.0 (+http://127.0.0.1/bot)",
 }
+#: Retries of an unavailable robots.txt that a test need not wait long for.
+FAST_RETRY: dict[str, Any] = {"ROBOTSTXT_RETRY_DELAY": 0.05, "ROBOTSTXT_RETRY_MAX_DELAY": 0.1}
+
+
+def one_page(site: Site) -> list[str]:
+    """A site of one page, its root."""
+    site.add({"/": html("<p>home</p>")})
+    return [site.url("/")]
+
+
+def small_site(site: Site, robots: Any) -> list[str]:
+    """A small site: the root links to two public and two private pages."""
+    paths = ["/public/1", "/public/2", "/private/1", "/private/2"]
+    site.add({"/robots.txt": robots, "/": links_page(*paths)})
+    site.add({path: html(f"<p>{path}</p>") for path in paths})
+    return [site.url(path) for path in paths]
+
+
+def pages_fetched(site: Site) -> set[str]:
+    """The paths the site was asked for, its robots.txt aside."""
+    return {path for path in site.requested() if path != "/robots.txt"}
 
 
 class FollowAllSpider(CrawlSpider):
@@ -134,3 +158,20 @@ async def crawl(
     else:  # Scrapy < 2.14
         await maybe_deferred_to_future(crawler.crawl(start_urls=start_urls, **spider_kwargs))
     return result
+
+
+def stop_when(crawler: Crawler, condition: Callable[[dict[str, Any]], bool]) -> None:
+    """Stop *crawler* as SIGINT does (a clean close) once *condition* holds for its stats."""
+
+    def check() -> None:
+        assert crawler.stats is not None
+        if crawler.crawling and condition(crawler.stats.get_stats()):
+            loop.stop()
+            if hasattr(crawler, "stop_async"):
+                deferred_from_coro(crawler.stop_async())
+            else:  # Scrapy < 2.14
+                crawler.stop()
+
+    loop = LoopingCall(check)
+    loop.clock = installed_reactor()
+    loop.start(0.02, now=False)

@@ -28,3 +28,9 @@ def deciding(rules: RobotsTxt, path: str, agent: str = UA) -> Rule:
 
 def disallowing(pattern: str) -> RobotsTxt:
     return parse(f"User-agent: *\nDisallow: {pattern}\n")
+
+
+def padded(head: str, size: int) -> bytes:
+    """A robots.txt of about *size* bytes: *head*, then comment lines."""
+    data = head.encode()
+    return data + b"# padding\n" * ((size - len(data)) // 10)

@@ -13,8 +13,8 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 from scrapy.utils.misc import load_object
 
 from scrapy_robotsmeta import RobotsMetaMiddleware, RobotsTxtMiddleware
+from scrapy_robotsmeta.testing import Site, html, links_page, static
 from tests.crawl import crawl
-from tests.server import Site, html, links_page, static
 
 BUILTIN_PATH = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
 # A 404 whose error page reads like robots.txt: Scrapy's middleware parses it and crawls

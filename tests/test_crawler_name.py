@@ -7,9 +7,9 @@ import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_robotsmeta.robotsmeta.directives import read_rules
+from scrapy_robotsmeta.testing import Site, html, links_page, static
 from scrapy_robotsmeta.useragent import crawler_name, product_token
 from tests.crawl import crawl
-from tests.server import Site, html, links_page, static
 
 ARCHIVE_UA = (
     "Mozilla/5.0 (compatible; archive.org_bot +http://archive.org/details/archive.org_bot)"

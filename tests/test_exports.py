@@ -22,8 +22,8 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 from scrapy.utils.misc import load_object
 
 from scrapy_robotsmeta.exporters import DIRECTIVE_KEYS, CsvItemExporter, XmlItemExporter
+from scrapy_robotsmeta.testing import Site, html, links_page, static
 from tests.crawl import crawl
-from tests.server import Site, html, links_page, static
 
 ROBOTS_COLUMNS = [f"robots.{key}" for key in DIRECTIVE_KEYS]
 

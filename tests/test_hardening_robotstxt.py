@@ -9,29 +9,34 @@ traceback, every dropped request logged) and the faults it did not cover.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import re
 import time
 import tracemalloc
-from collections.abc import Iterator
 from typing import Any, cast
 
 import pytest
-import pytest_twisted
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scrapy import Request, signals
+from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import deferred_f_from_coro_f
 from twisted.internet.task import Clock
 from twisted.web import server
 from twisted.web.server import NOT_DONE_YET
 
-from scrapy_robotsmeta import RobotsTxt, RobotsTxtMiddleware
+from scrapy_robotsmeta import RobotsTxt
 from scrapy_robotsmeta.robotstxt import MAX_BYTES
-from tests.crawl import FollowAllSpider, ListSpider, crawl, make_crawler
-from tests.server import Site, delayed, hang, html, links_page, reset_mid_body, sequence, static
+from scrapy_robotsmeta.testing import (
+    Site,
+    delayed,
+    hang,
+    html,
+    reset_mid_body,
+    sequence,
+    static,
+)
+from tests.crawl import ListSpider, crawl, make_crawler
 
 # --------------------------------------------------------------------------------------------
 # Any input
@@ -370,45 +375,3 @@ async def test_expired_origin_is_refreshed_while_others_keep_crawling(
     assert result.stat("robotstxt/forbidden") == 1
     [q1_asked] = [at for at, path in site.log if path == "/q1"]
     assert q1_asked >= refreshed - 0.05
-
-
-@pytest.fixture
-def eight_origins() -> Iterator[list[Site]]:
-    """Eight origins, on 127.0.0.1 to 127.0.0.8."""
-    sites = [Site().start(interface=f"127.0.0.{i}") for i in range(1, 9)]
-    yield sites
-    for started in sites:
-        pytest_twisted.blockon(started.stop())
-
-
-@deferred_f_from_coro_f
-async def test_origin_cache_never_grows_past_its_bound_in_a_real_crawl(
-    eight_origins: list[Site],
-) -> None:
-    """A crawl that hops from origin to origin, then back to the first one, with room for 3."""
-    sites = eight_origins
-    for here, there in itertools.pairwise(sites):
-        here.add({"/": links_page("/local", there.url("/"))})
-    sites[-1].add({"/": links_page("/local", sites[0].url("/again"))})
-    for started in sites:
-        started.add({"/robots.txt": static("User-agent: *\nDisallow: /private\n")})
-        started.add({"/local": html("local"), "/again": html("again")})
-
-    crawler = make_crawler(FollowAllSpider, {"ROBOTSTXT_CACHE_SIZE": 3})
-    sizes: list[int] = []
-
-    def record(**kwargs: Any) -> None:
-        middleware = crawler.get_downloader_middleware(RobotsTxtMiddleware)
-        if middleware is not None:
-            sizes.append(len(middleware.states))
-
-    for signal in (signals.request_scheduled, signals.response_received):
-        crawler.signals.connect(record, signal, weak=False)
-    result = await crawl([sites[0].url("/")], crawler=crawler)
-    middleware = result.crawler.get_downloader_middleware(RobotsTxtMiddleware)
-    assert middleware is not None
-    assert all(site.hits["/local"] == 1 for site in sites)
-    assert sites[0].hits["/again"] == 1
-    assert max(sizes) <= 3
-    assert middleware.states.evicted >= 5
-    assert sites[0].hits["/robots.txt"] == 2  # forgotten, so fetched again on the way back

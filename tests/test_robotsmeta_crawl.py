@@ -21,8 +21,8 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 from twisted.python.failure import Failure
 
 from scrapy_robotsmeta import Directives, directives_for
+from scrapy_robotsmeta.testing import Site, html, links_page, static, with_headers
 from tests.crawl import crawl
-from tests.server import Site, html, links_page, static, with_headers
 
 NOFOLLOW = "robotsmeta/request_dropped/nofollow"
 REL_NOFOLLOW = "robotsmeta/request_dropped/rel_nofollow"

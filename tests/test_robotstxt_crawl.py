@@ -14,8 +14,7 @@ from scrapy.utils.defer import deferred_f_from_coro_f, maybe_deferred_to_future
 
 from scrapy_robotsmeta import RobotsTxtMiddleware
 from scrapy_robotsmeta._compat import ROBOTS_PARSED, download
-from tests.crawl import ListSpider, crawl
-from tests.server import (
+from scrapy_robotsmeta.testing import (
     Site,
     delayed,
     hang,
@@ -26,6 +25,7 @@ from tests.server import (
     sequence,
     static,
 )
+from tests.crawl import ListSpider, crawl
 
 RULES = "User-agent: *\nDisallow: /private\n"
 FAST_RETRY = {"ROBOTSTXT_RETRY_DELAY": 0.05, "ROBOTSTXT_RETRY_MAX_DELAY": 0.1}

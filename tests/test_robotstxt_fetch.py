@@ -17,8 +17,8 @@ from twisted.web import http, proxy, server
 from scrapy_robotsmeta import RobotsTxtMiddleware
 from scrapy_robotsmeta.robotstxt import MAX_BYTES
 from scrapy_robotsmeta.robotstxt.body import TRANSFER_MARGIN, decode
+from scrapy_robotsmeta.testing import Site, html, installed_reactor, sequence, static
 from tests.crawl import ListSpider, crawl
-from tests.server import Site, _reactor, html, sequence, static
 
 RULES = "User-agent: *\nDisallow: /private\n"
 UNAVAILABLE = static("", status=503)
@@ -208,7 +208,7 @@ async def test_robots_txt_goes_through_the_requests_proxy(site: Site) -> None:
 
     factory = http.HTTPFactory()
     factory.protocol = LoggingProxy  # type: ignore[method-assign,assignment]
-    port: Any = _reactor().listenTCP(0, factory, interface="127.0.0.1")
+    port: Any = installed_reactor().listenTCP(0, factory, interface="127.0.0.1")
     try:
         proxy_url = f"http://127.0.0.1:{port.getHost().port}"
         urls = pages(site, static(RULES))

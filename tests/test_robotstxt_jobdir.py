@@ -17,8 +17,8 @@ from twisted.internet import reactor
 from twisted.internet.task import LoopingCall
 
 from scrapy_robotsmeta.parking import JOBDIR_FOLDER
+from scrapy_robotsmeta.testing import Site, delayed, html, links_page, sequence, static
 from tests.crawl import FollowAllSpider, ListSpider, crawl, make_crawler
-from tests.server import Site, delayed, html, links_page, sequence, static
 
 UNAVAILABLE = static("", status=503)
 ALLOW_ALL = static("User-agent: *\nDisallow: /forbidden\n")

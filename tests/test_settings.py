@@ -12,8 +12,8 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 from scrapy.utils.test import get_crawler
 
 from scrapy_robotsmeta.defaults import DEFAULTS
+from scrapy_robotsmeta.testing import Site, html
 from tests.crawl import BASE_SETTINGS, FollowAllSpider, crawl
-from tests.server import Site, html
 
 ADDON_LOGGER = "scrapy_robotsmeta.addon"
 STORAGE = DEFAULTS["ROBOTSTXT_STORAGE"]

@@ -28,9 +28,9 @@ from scrapy_robotsmeta.robotstxt.policy import unavailable
 from scrapy_robotsmeta.robotstxt.state import OriginState, Timing
 from scrapy_robotsmeta.storage import RedisStorage
 from scrapy_robotsmeta.storage.redis import StorageConfigError
+from scrapy_robotsmeta.testing import Site, delayed, html, sequence, static
 from tests.crawl import ListSpider, crawl, make_crawler
 from tests.redisserver import free_port, redis_server
-from tests.server import Site, delayed, html, sequence, static
 from tests.test_robotstxt_jobdir import stop_when
 
 ALLOW = static("User-agent: *\nDisallow: /forbidden\n")
