@@ -8,78 +8,25 @@ scrapy-robotsmeta.
 - flaky: robots.txt answers 503 three times, then recovers.
 - down: robots.txt answers 503 for good.
 
-``run_demo.py`` starts it inside its crawl. ``python demosite.py`` serves it alone, prints its
-origins as one JSON line and runs until Ctrl-C, to try ``scrapy robots URL`` against it.
+Each origin is a ``scrapy_robotsmeta.testing.Site``, the server the package's tests crawl.
+``run_demo.py`` starts them inside its crawl. ``python demosite.py`` serves them alone, prints
+their origins as one JSON line and runs until Ctrl-C, to try ``scrapy robots URL`` against them.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping
 
-from twisted.web import resource, server
+from scrapy_robotsmeta.testing import Answer, Site, links_page, sequence, static, with_headers
 
-
-@dataclass(frozen=True)
-class Page:
-    body: bytes
-    status: int = 200
-    #: (name, value) pairs: a name may repeat, as X-Robots-Tag does.
-    headers: tuple[tuple[str, str], ...] = (("Content-Type", "text/plain; charset=utf-8"),)
+ROLES = ("main", "no_robots", "flaky", "down")
+UNAVAILABLE = static(b"Service unavailable\n", 503)
 
 
-Answer = Page | Callable[[], Page]
-
-NOT_FOUND = Page(b"Not found\n", 404)
-UNAVAILABLE = Page(b"Service unavailable\n", 503)
-
-
-class Flaky:
-    """Answers 503 to the first *failures* requests, then *then*."""
-
-    def __init__(self, failures: int, then: Page) -> None:
-        self.left = failures
-        self.then = then
-
-    def __call__(self) -> Page:
-        if self.left > 0:
-            self.left -= 1
-            return UNAVAILABLE
-        return self.then
-
-
-class Origin(resource.Resource):
-    """One origin: answers by path (unknown paths get a 404) and records what it served."""
-
-    isLeaf = True
-
-    def __init__(self) -> None:
-        super().__init__()  # type: ignore[no-untyped-call]
-        self.url = ""
-        self.pages: Mapping[str, Answer] = {}
-        #: (path, status) of every answer, in order.
-        self.served: list[tuple[str, int]] = []
-
-    def render(self, request: server.Request) -> bytes:
-        path = request.path.decode("latin-1")
-        answer = self.pages.get(path, NOT_FOUND)
-        page = answer() if callable(answer) else answer
-        self.served.append((path, page.status))
-        request.setResponseCode(page.status)
-        for name, value in page.headers:
-            request.responseHeaders.addRawHeader(name, value)
-        return page.body
-
-
-def html(title: str, *links: str, head: str = "") -> Page:
-    items = "".join(f'<li><a href="{url}">{url}</a></li>\n' for url in links)
-    body = (
-        f"<!DOCTYPE html>\n<html><head><title>{title}</title>\n{head}</head>\n"
-        f"<body><h1>{title}</h1>\n<ul>\n{items}</ul></body></html>\n"
-    )
-    return Page(body.encode(), headers=(("Content-Type", "text/html; charset=utf-8"),))
+def titled_page(title: str, *links: str, head: str = "") -> Answer:
+    """An HTML page with this title (the spider exports it) linking to each of *links*."""
+    return links_page(*links, head=f"<title>{title}</title>\n{head}")
 
 
 MAIN_ROBOTS_TXT = b"""\
@@ -103,15 +50,17 @@ Disallow: /
 </pre></body></html>
 """
 
+FLAKY_ROBOTS_TXT = b"User-agent: *\nDisallow: /admin/\n"
+
 PDF = b"%PDF-1.4\n1 0 obj <</Type /Catalog /Pages 2 0 R>> endobj\n2 0 obj <</Type /Pages /Kids [] /Count 0>> endobj\ntrailer <</Root 1 0 R>>\n%%EOF\n"  # noqa: E501
 
 
-def pages(origins: Mapping[str, str]) -> dict[str, dict[str, Answer]]:
-    """The pages of each origin; *origins* gives each one's base URL, to link across them."""
+def routes(origins: Mapping[str, str]) -> dict[str, dict[str, Answer]]:
+    """Each origin's routes; *origins* gives each one's base URL, to link across them."""
     return {
         "main": {
-            "/robots.txt": Page(MAIN_ROBOTS_TXT),
-            "/": html(
+            "/robots.txt": static(MAIN_ROBOTS_TXT),
+            "/": titled_page(
                 "Demo home",
                 "/about.html",
                 "/drafts/wip.html",
@@ -125,15 +74,17 @@ def pages(origins: Mapping[str, str]) -> dict[str, dict[str, Answer]]:
                 f"{origins['flaky']}/",
                 f"{origins['down']}/",
             ),
-            "/about.html": html("About"),
-            "/drafts/wip.html": html("Work in progress"),
-            "/drafts/published.html": html("Published draft"),
-            "/nofollow.html": html(
+            "/about.html": titled_page("About"),
+            "/drafts/wip.html": titled_page("Work in progress"),
+            "/drafts/published.html": titled_page("Published draft"),
+            "/nofollow.html": titled_page(
                 "Nofollow", "/hidden.html", head='<meta name="robots" content="nofollow">\n'
             ),
-            "/hidden.html": html("Only linked from the nofollow page"),
-            "/noindex.html": html("Noindex", head='<meta name="robots" content="noindex">\n'),
-            "/bot-meta.html": html(
+            "/hidden.html": titled_page("Only linked from the nofollow page"),
+            "/noindex.html": titled_page(
+                "Noindex", head='<meta name="robots" content="noindex">\n'
+            ),
+            "/bot-meta.html": titled_page(
                 "Bot-named meta",
                 head=(
                     '<meta name="robots" content="max-image-preview:large">\n'
@@ -141,61 +92,53 @@ def pages(origins: Mapping[str, str]) -> dict[str, dict[str, Answer]]:
                     '<meta name="otherbot" content="noindex">\n'
                 ),
             ),
-            "/event.html": html(
+            "/event.html": titled_page(
                 "Event",
                 head=(
                     '<meta name="robots" content="unavailable_after: Thu, 31 Dec 2026 '
                     '23:59:59 GMT, max-image-preview:standard">\n'
                 ),
             ),
-            "/docs/report.pdf": Page(
-                PDF,
-                headers=(
-                    ("Content-Type", "application/pdf"),
-                    ("X-Robots-Tag", "noindex"),
-                    ("X-Robots-Tag", "examplebot: noarchive, otherbot: nosnippet"),
-                ),
+            "/docs/report.pdf": with_headers(
+                static(PDF, headers={"Content-Type": "application/pdf"}),
+                ("X-Robots-Tag", "noindex"),
+                ("X-Robots-Tag", "examplebot: noarchive, otherbot: nosnippet"),
             ),
         },
         "no_robots": {
-            "/robots.txt": Page(NO_ROBOTS_404, 404, (("Content-Type", "text/html"),)),
-            "/": html("No robots.txt here", "/page.html"),
-            "/page.html": html("A page of the origin without robots.txt"),
+            "/robots.txt": static(NO_ROBOTS_404, 404),
+            "/": titled_page("No robots.txt here", "/page.html"),
+            "/page.html": titled_page("A page of the origin without robots.txt"),
         },
         "flaky": {
-            "/robots.txt": Flaky(3, Page(b"User-agent: *\nDisallow: /admin/\n")),
-            "/": html("Flaky robots.txt", "/news.html", "/admin/"),
-            "/news.html": html("News"),
-            "/admin/": html("Admin"),
+            "/robots.txt": sequence(*[UNAVAILABLE] * 3, static(FLAKY_ROBOTS_TXT)),
+            "/": titled_page("Flaky robots.txt", "/news.html", "/admin/"),
+            "/news.html": titled_page("News"),
+            "/admin/": titled_page("Admin"),
         },
         "down": {
             "/robots.txt": UNAVAILABLE,
-            "/": html("Never crawled: robots.txt is down"),
+            "/": titled_page("Never crawled: robots.txt is down"),
         },
     }
 
 
-def start(reactor: Any) -> dict[str, Origin]:
-    """Serve the demo site in *reactor* on free ports of 127.0.0.1, one per origin.
+def start() -> dict[str, Site]:
+    """Serve the demo site in the installed reactor on free ports of 127.0.0.1, one per origin.
 
     The ports close with the reactor's process, however it ends.
     """
-    origins = {role: Origin() for role in ("main", "no_robots", "flaky", "down")}
-    for origin in origins.values():
-        site = server.Site(origin)  # type: ignore[no-untyped-call]
-        site.noisy = False
-        port = reactor.listenTCP(0, site, interface="127.0.0.1")
-        origin.url = f"http://127.0.0.1:{port.getHost().port}"
-    for role, role_pages in pages({role: o.url for role, o in origins.items()}).items():
-        origins[role].pages = role_pages
-    return origins
+    sites = {role: Site().start() for role in ROLES}
+    for role, role_routes in routes({role: site.origin for role, site in sites.items()}).items():
+        sites[role].add(role_routes)
+    return sites
 
 
 def main() -> None:
     from twisted.internet import reactor  # noqa: PLC0415 (the default reactor, serving alone)
 
-    origins = start(reactor)
-    print(json.dumps({role: origin.url for role, origin in origins.items()}), flush=True)
+    sites = start()
+    print(json.dumps({role: site.origin for role, site in sites.items()}), flush=True)
     reactor.run()  # type: ignore[misc]
 
 

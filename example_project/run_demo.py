@@ -23,6 +23,7 @@ from scrapy.crawler import AsyncCrawlerProcess, Crawler
 from scrapy.utils.project import get_project_settings
 
 from scrapy_robotsmeta import RobotsTxtMiddleware
+from scrapy_robotsmeta.testing import Site
 
 HERE = Path(__file__).resolve().parent
 # The keys of the item field whose values the summary counts.
@@ -51,11 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     settings.set("LOG_LEVEL", "DEBUG", priority="cmdline")
 
     process = AsyncCrawlerProcess(settings)  # installs the reactor that serves the site
-    from twisted.internet import reactor  # noqa: PLC0415 (only now is it the right one)
-
-    origins = demosite.start(reactor)
-    print("Demo site:", ", ".join(f"{role} {origin.url}" for role, origin in origins.items()))
-    start_url = f"{origins['main'].url}/"
+    sites = demosite.start()
+    print("Demo site:", ", ".join(f"{role} {site.origin}" for role, site in sites.items()))
+    start_url = f"{sites['main'].origin}/"
     print(f"Crawling: scrapy crawl site -a start_url={start_url}  (in {HERE.name}/)\n")
     crawler = process.create_crawler("site")
     process.crawl(crawler, start_url=start_url)
@@ -68,23 +67,23 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     jsonl = next(Path(uri) for uri, options in feeds.items() if options["format"] == "jsonlines")
     items = [json.loads(line) for line in jsonl.read_text(encoding="utf-8").splitlines()]
-    print(summary(crawler, origins, items))
+    print(summary(crawler, sites, items))
     print(f"\nExports: {', '.join(_shown(Path(uri)) for uri in feeds)}")
     print(f"Log: {_shown(output / 'crawl.log')}")
     return 0
 
 
-def summary(crawler: Crawler, origins: dict[str, demosite.Origin], items: list[Any]) -> str:
+def summary(crawler: Crawler, sites: dict[str, Site], items: list[Any]) -> str:
     middleware = crawler.get_downloader_middleware(RobotsTxtMiddleware)
     assert middleware is not None
     assert crawler.stats is not None
     stats = crawler.stats.get_stats()
     token = middleware.token.for_request(None)
     lines = [f"robots.txt per origin, for product token {token!r} (answers: what applied)"]
-    for role, origin in origins.items():
-        answers = " ".join(str(status) for path, status in origin.served if path == "/robots.txt")
-        explanation = middleware.explain(f"{origin.url}/")
-        lines.append(f"  {role:<10} {origin.url}  {answers}: {explanation.policy_text}")
+    for role, site in sites.items():
+        answers = " ".join(str(status) for path, status in site.served if path == "/robots.txt")
+        explanation = middleware.explain(f"{site.origin}/")
+        lines.append(f"  {role:<10} {site.origin}  {answers}: {explanation.policy_text}")
 
     by_rules = stats.get("robotstxt/forbidden", 0)
     unavailable = stats.get("robotstxt/unavailable_dropped", 0)

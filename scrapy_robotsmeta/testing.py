@@ -161,6 +161,7 @@ class Site(resource.Resource):
         #: (path, status) of every response sent in full, in the order they ended.
         self.served: list[tuple[str, int]] = []
         self._port: Any = None  # an IListeningPort, which mypy cannot read
+        self._address: Any = None  # its IPv4Address
 
     def render(self, request: server.Request) -> bytes | int:
         path = request.uri.decode("latin-1")
@@ -183,17 +184,19 @@ class Site(resource.Resource):
         factory = server.Site(self)  # type: ignore[no-untyped-call]
         factory.noisy = False
         self._port = installed_reactor().listenTCP(0, factory, interface=interface)
+        # Kept: a port that has stopped listening can no longer tell its address.
+        self._address = self._port.getHost()
         return self
 
     @property
     def port(self) -> int:
-        assert self._port is not None
-        return int(self._port.getHost().port)
+        assert self._address is not None
+        return int(self._address.port)
 
     @property
     def origin(self) -> str:
-        assert self._port is not None
-        return f"http://{self._port.getHost().host}:{self.port}"
+        assert self._address is not None
+        return f"http://{self._address.host}:{self.port}"
 
     def url(self, path: str) -> str:
         return self.origin + path
