@@ -14,7 +14,12 @@ if TYPE_CHECKING:
 DEFAULTS: dict[str, Any] = {
     # robots.txt part
     "ROBOTSTXT_CACHE_EXPIRATION": 86400.0,
-    "ROBOTSTXT_CACHE_SIZE": 10_000,
+    # Memory for origin states, in bytes (estimated); past it the least recently used leave
+    # memory for the second tier (on disk), or are forgotten without it.
+    "ROBOTSTXT_CACHE_MEMORY": 64_000_000,
+    # Whether origins that leave memory are kept on disk (JOBDIR/robotstxt-states.sqlite, or a
+    # temporary file), so that none is fetched twice in its lifetime.
+    "ROBOTSTXT_CACHE_SPILL": True,
     "ROBOTSTXT_RETRY_DELAY": 2.0,
     "ROBOTSTXT_RETRY_MAX_DELAY": 60.0,
     "ROBOTSTXT_UNAVAILABLE_TIMEOUT": 600.0,

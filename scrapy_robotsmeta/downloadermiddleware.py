@@ -80,7 +80,7 @@ class RobotsTxtMiddleware:
         #: Origins whose requests wait: parked, waiting in process_request, or being fetched.
         self._pending: set[Origin] = set()
         self.states = OriginCache(
-            settings.getint("ROBOTSTXT_CACHE_SIZE"), keep=self._pending.__contains__
+            settings.getint("ROBOTSTXT_CACHE_MEMORY"), keep=self._pending.__contains__
         )
         self.fetcher = RobotsTxtFetcher(
             crawler,
@@ -415,6 +415,7 @@ class RobotsTxtMiddleware:
 
     async def _spider_closed(self) -> None:
         self._closed = True
+        self._record_cache_stats()
         for timer in (*self._timers.values(), self._poller):
             if timer is not None and timer.active():
                 timer.cancel()
@@ -427,6 +428,16 @@ class RobotsTxtMiddleware:
         self._pending.clear()
         self._stop_parking()
         self._count_lost(await self.storage.close())
+
+    def _record_cache_stats(self) -> None:
+        cache = self.states
+        for name, value in (
+            ("memory_hits", cache.memory_hits),
+            ("disk_hits", cache.second_hits),
+            ("spilled", cache.spilled),
+            ("forgotten", cache.forgotten),
+        ):
+            self.stats.set_value(f"robotstxt/cache/{name}", value)
 
     def _count_lost(self, count: int) -> None:
         if not count:

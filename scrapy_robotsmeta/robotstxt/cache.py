@@ -1,28 +1,62 @@
-"""Origin → state, in this process, for a bounded number of origins (least recently used go)."""
+"""Origin → state, in this process's memory up to a bound in bytes, then in a second tier.
+
+The least recently used origins leave memory first. With a second tier (the SQLite
+:class:`~scrapy_robotsmeta.storage.statefile.StateFile` of the default storage) they are written
+to it as they leave, and read back from it when met again, so that no robots.txt is fetched
+twice in its lifetime however many origins a crawl meets; without one they are forgotten.
+"""
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from typing import Protocol
 
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.state import OriginState
 
+#: What a state costs in memory besides its rules (the state and its origin, the cache's own
+#: entries, the last fetch's record), in bytes: measured with tracemalloc, rounded up.
+STATE_BYTES = 800
+
+
+def state_bytes(state: OriginState) -> int:
+    """An estimate of the memory *state* holds, in bytes (benchmarks/memory.py checks it)."""
+    rules = state.rules
+    return STATE_BYTES if rules is None else STATE_BYTES + rules.size_hint
+
+
+class SecondTier(Protocol):
+    def put(self, states: list[OriginState]) -> None: ...
+    def get(self, origin: Origin) -> OriginState | None: ...
+
 
 class OriginCache:
-    """Origin → state, holding at most *max_origins* states that *keep* does not hold on to.
+    """Origin → state, holding states of at most *max_bytes* (estimated) in memory, except
+    those that *keep* holds on to.
 
-    States that requests wait on are kept (dropping them would forget those requests), so the
-    cache may exceed its bound by the number of such origins.
+    States that requests wait on are kept (dropping them would forget those requests), and so
+    is a state being fetched, so memory may exceed the bound by what those hold.
     """
 
     def __init__(
-        self, max_origins: int, keep: Callable[[Origin], bool] = lambda origin: False
+        self,
+        max_bytes: int,
+        keep: Callable[[Origin], bool] = lambda origin: False,
+        second: SecondTier | None = None,
     ) -> None:
-        self._max = max_origins
+        self._max = max_bytes
         self._keep = keep
+        self.second = second
         self._states: OrderedDict[Origin, OriginState] = OrderedDict()
-        self.evicted = 0
+        self._sizes: dict[Origin, int] = {}
+        self.bytes = 0
+        #: Counters for the crawl's stats: look-ups answered from memory, from the second
+        #: tier; states written to it, and states forgotten (no second tier).
+        self.memory_hits = 0
+        self.second_hits = 0
+        self.spilled = 0
+        self.forgotten = 0
 
     def __len__(self) -> int:
         return len(self._states)
@@ -31,29 +65,58 @@ class OriginCache:
         return iter(list(self._states.values()))
 
     def peek(self, origin: Origin) -> OriginState | None:
-        """The state of *origin* if known, without marking it as used."""
-        return self._states.get(origin)
+        """The state of *origin* if known (in memory, else in the second tier), without
+        marking it as used nor bringing it into memory."""
+        state = self._states.get(origin)
+        if state is None and self.second is not None:
+            state = self.second.get(origin)
+        return state
 
     def get_or_create(self, origin: Origin) -> OriginState:
-        """The state of *origin*, created when unknown, and marked as the most recently used."""
+        """The state of *origin* (from memory, else from the second tier, else a new one),
+        marked as the most recently used."""
         states = self._states
         state = states.get(origin)
         if state is not None:
             states.move_to_end(origin)
-            return state
-        state = states[origin] = OriginState(origin)
-        if len(states) > self._max:
+            self.memory_hits += 1
+        else:
+            state = self.second.get(origin) if self.second is not None else None
+            if state is None:
+                state = OriginState(origin)
+            else:
+                self.second_hits += 1
+            states[origin] = state
+            self._sizes[origin] = 0
+        # Measured at each use: a fetch changes a state's size after it was cached.
+        size = state_bytes(state)
+        self.bytes += size - self._sizes[origin]
+        self._sizes[origin] = size
+        if self.bytes > self._max:
             self._evict(keep=origin)
         return state
 
+    def flush(self) -> None:
+        """Write every state in memory to the second tier (a crawl closing with JOBDIR)."""
+        if self.second is not None:
+            self.second.put([s for s in self._states.values() if s.fetched_before])
+
     def _evict(self, keep: Origin) -> None:
-        excess = len(self._states) - self._max
-        victims: list[Origin] = []
+        victims: list[OriginState] = []
+        excess = self.bytes - self._max
         for origin, state in self._states.items():  # least recently used first
-            if len(victims) == excess:
+            if excess <= 0:
                 break
             if origin != keep and not state.fetching and not self._keep(origin):
-                victims.append(origin)
-        for origin in victims:
-            del self._states[origin]
-        self.evicted += len(victims)
+                victims.append(state)
+                excess -= self._sizes[origin]
+        # A state never fetched holds nothing worth keeping.
+        fetched = [state for state in victims if state.fetched_before]
+        if self.second is not None:
+            self.second.put(fetched)
+            self.spilled += len(fetched)
+        else:
+            self.forgotten += len(fetched)
+        for state in victims:
+            del self._states[state.origin]
+            self.bytes -= self._sizes.pop(state.origin)

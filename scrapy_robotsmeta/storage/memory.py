@@ -1,4 +1,5 @@
-"""The default storage: this process's memory, with parked requests on disk past a bound."""
+"""The default storage: this process's memory, with origin states and parked requests on disk
+past their bounds (in ``JOBDIR`` when there is one)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from scrapy.utils.job import job_dir
 from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.parking import ParkingLot
 from scrapy_robotsmeta.storage.base import Storage
+from scrapy_robotsmeta.storage.statefile import StateFile
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -21,18 +23,24 @@ if TYPE_CHECKING:
 
 
 class MemoryStorage(Storage):
-    """Origin states in this process; parked requests in a :class:`ParkingLot` (kept in
-    ``JOBDIR`` across a pause when there is one)."""
+    """Origin states in this process, those that leave memory in a :class:`StateFile`; parked
+    requests in a :class:`ParkingLot`. Both are kept in ``JOBDIR`` across a pause when there is
+    one."""
 
     def __init__(self, crawler: Crawler, states: OriginCache) -> None:
         super().__init__(crawler, states)
         assert crawler.stats is not None
+        settings = PackageSettings(crawler.settings)
+        self.job_dir = job_dir(crawler.settings)
         self.parking = ParkingLot(
             crawler.stats,
             crawler.spider,
-            PackageSettings(crawler.settings).getint("ROBOTSTXT_PARKED_MEMORY_LIMIT"),
-            job_dir(crawler.settings),
+            settings.getint("ROBOTSTXT_PARKED_MEMORY_LIMIT"),
+            self.job_dir,
         )
+        self.state_file: StateFile | None = None
+        if settings.getbool("ROBOTSTXT_CACHE_SPILL"):
+            self.state_file = states.second = StateFile(self.job_dir)
 
     async def open(self) -> None:
         self.parking.restore()
@@ -48,4 +56,8 @@ class MemoryStorage(Storage):
         return self.parking.origins()
 
     async def close(self) -> int:
+        if self.state_file is not None:
+            if self.job_dir is not None:
+                self.states.flush()  # for the next run of the job
+            self.state_file.close()
         return self.parking.close()
