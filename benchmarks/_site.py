@@ -11,15 +11,11 @@ from __future__ import annotations
 import json
 import random
 import sys
-from typing import Any
-
-from twisted.internet import reactor as _reactor
-from twisted.web import resource, server
 
 from benchmarks._common import pin
 from benchmarks._pages import ROBOTS_METAS, page
+from scrapy_robotsmeta.testing import Answer, Site, installed_reactor, static
 
-reactor: Any = _reactor  # Twisted's reactor module is not typed as the reactor it installs
 PAGE_SIZE = (20_000, 40_000)
 ROBOTS_TXT = """\
 # Crawlers: please respect the rules below.
@@ -77,37 +73,21 @@ def build_site(origins: list[str], pages: int, seed: int = 0) -> dict[str, dict[
     return site
 
 
-class Origin(resource.Resource):
-    isLeaf = True
-
-    def __init__(self, bodies: dict[str, bytes]) -> None:
-        super().__init__()
-        self.bodies = bodies
-
-    def render_GET(self, request: server.Request) -> bytes:
-        body = self.bodies.get(request.uri.decode("latin-1"))
-        if body is None:
-            request.setResponseCode(404)
-            return b"not found"
-        content_type = b"text/plain" if request.uri == b"/robots.txt" else b"text/html"
-        request.setHeader(b"Content-Type", content_type + b"; charset=utf-8")
-        return body
+def served(path: str, body: bytes) -> Answer:
+    kind = "text/plain" if path == "/robots.txt" else "text/html"
+    return static(body, headers={"Content-Type": f"{kind}; charset=utf-8"})
 
 
 def main() -> None:
     count, pages = int(sys.argv[1]), int(sys.argv[2])
     pin(0)
-    ports: list[Any] = []
-    for i in range(count):
-        factory = server.Site(Origin({}))
-        factory.noisy = False
-        ports.append(reactor.listenTCP(0, factory, interface=f"127.0.0.{i + 1}"))
-    origins = [f"http://{p.getHost().host}:{p.getHost().port}" for p in ports]
-    for port, (origin, bodies) in zip(ports, build_site(origins, pages).items(), strict=True):
-        assert origin.endswith(f":{port.getHost().port}")
-        port.factory.resource.bodies = bodies
+    # Listening first: each origin's pages link to the others by their port.
+    sites = [Site().start(interface=f"127.0.0.{i + 1}") for i in range(count)]
+    origins = [site.origin for site in sites]
+    for site, bodies in zip(sites, build_site(origins, pages).values(), strict=True):
+        site.add({path: answer_for(path, body) for path, body in bodies.items()})
     print(json.dumps(origins), flush=True)
-    reactor.run()
+    installed_reactor().run()
 
 
 if __name__ == "__main__":
