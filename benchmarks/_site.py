@@ -73,7 +73,7 @@ def build_site(origins: list[str], pages: int, seed: int = 0) -> dict[str, dict[
     return site
 
 
-def served(path: str, body: bytes) -> Answer:
+def answer_for(path: str, body: bytes) -> Answer:
     kind = "text/plain" if path == "/robots.txt" else "text/html"
     return static(body, headers={"Content-Type": f"{kind}; charset=utf-8"})
 
