@@ -150,7 +150,9 @@ def test_any_response_is_read_cleanly(
 def test_unusable_base_href_with_rel_nofollow_is_read_cleanly(base: str) -> None:
     """Found by the property test above: an unusable <base href> is ignored (the links resolve
     against the page URL) rather than reaching the middleware's last-resort guard."""
-    assert_read_cleanly(html(f'<base href="{base}"><a href="/x" rel="nofollow">x</a>'), True)
+    assert_read_cleanly(
+        html_response(f'<base href="{base}"><a href="/x" rel="nofollow">x</a>'), True
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -158,7 +160,7 @@ def test_unusable_base_href_with_rel_nofollow_is_read_cleanly(base: str) -> None
 # --------------------------------------------------------------------------------------------
 
 
-def html(body: bytes | str, **headers: Any) -> HtmlResponse:
+def html_response(body: bytes | str, **headers: Any) -> HtmlResponse:
     data = body.encode("utf-8") if isinstance(body, str) else body
     return HtmlResponse(
         URL,
@@ -168,31 +170,35 @@ def html(body: bytes | str, **headers: Any) -> HtmlResponse:
 
 
 HOSTILE_PAGES = {
-    "10000-metas": lambda: html(
+    "10000-metas": lambda: html_response(
         '<meta name="robots" content="noindex">' * 10_000
         + '<meta name="testbot" content="nofollow">'
     ),
-    "100000-nested-divs": lambda: html(
+    "100000-nested-divs": lambda: html_response(
         "<html><body>" + "<div>" * 100_000 + '<meta name="robots" content="noindex">'
     ),
-    "10-MB-page": lambda: html(
+    "10-MB-page": lambda: html_response(
         "<html><head><title>t</title></head><body>"
         + "<p>text</p>" * 1_000_000
         + '<meta name="robots" content="noindex"></body></html>'
     ),
-    "nul-bytes": lambda: html(
+    "nul-bytes": lambda: html_response(
         b'<meta name="rob\x00ots" content="noindex\x00, nofollow">\x00' * 50
     ),
-    "invalid-utf-8": lambda: html(b'<meta name="robots" content="noindex, \xff\xfe\xed\xa0\x80">'),
-    "unclosed-comment": lambda: html('<!-- <meta name="robots" content="noindex">'),
-    "1-MB-content": lambda: html(f'<meta name="robots" content="{"noarchive, " * 100_000}">'),
-    "comma-run-date": lambda: html(
+    "invalid-utf-8": lambda: html_response(
+        b'<meta name="robots" content="noindex, \xff\xfe\xed\xa0\x80">'
+    ),
+    "unclosed-comment": lambda: html_response('<!-- <meta name="robots" content="noindex">'),
+    "1-MB-content": lambda: html_response(
+        f'<meta name="robots" content="{"noarchive, " * 100_000}">'
+    ),
+    "comma-run-date": lambda: html_response(
         '<meta name="robots" content="unavailable_after: ' + "," * 200_000 + '">'
     ),
-    "1-MB-header": lambda: html(
+    "1-MB-header": lambda: html_response(
         "<p>x</p>", **{"X-Robots-Tag": "testbot: " + "noindex," * 125_000}
     ),
-    "1000-headers": lambda: html(
+    "1000-headers": lambda: html_response(
         "<p>x</p>", **{"X-Robots-Tag": [f"bot{i}: noindex" for i in range(1000)]}
     ),
 }
