@@ -15,9 +15,7 @@ from pathlib import Path
 from scrapy_robotsmeta.robotstxt import policy
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import Hop, Outcome
-
-# Read in place, never copied into the repository.
-CORPUS = Path(__file__).resolve().parents[2] / "shared/corpus/robotstxt"
+from tests.shared import CORPUS
 
 
 def corpus() -> dict[str, bytes]:
