@@ -1,5 +1,6 @@
-"""The add-on in real crawls: Scrapy's RobotsTxtMiddleware replaced, never beside ours, and the
-user's own middleware settings respected."""
+"""The add-on in real crawls: Scrapy's RobotsTxtMiddleware replaced, never beside ours, the
+user's own middleware settings respected, and one start line saying what is on and which name
+is obeyed, with warnings for what a user is unlikely to want."""
 
 from __future__ import annotations
 
@@ -11,12 +12,30 @@ from scrapy.crawler import Crawler
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as Builtin
 from scrapy.utils.defer import deferred_f_from_coro_f
 from scrapy.utils.misc import load_object
+from scrapy.utils.test import get_crawler
 
 from scrapy_robotsmeta import RobotsMetaMiddleware, RobotsTxtMiddleware
-from scrapy_robotsmeta.testing import Site, html, links_page, static
-from tests.crawl import crawl
+from scrapy_robotsmeta.defaults import DEFAULTS
+from scrapy_robotsmeta.testing import (
+    Site,
+    html,
+    links_page,
+    static,
+)
+from tests.crawl import (
+    BASE_SETTINGS,
+    FollowAllSpider,
+    crawl,
+    one_page,
+    small_site,
+)
+
+RULES = "User-agent: *\nDisallow: /private\n"
+
 
 BUILTIN_PATH = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
+
+
 # A 404 whose error page reads like robots.txt: Scrapy's middleware parses it and crawls
 # nothing, ours allows everything. Which one ran shows in what was crawled.
 ERROR_PAGE_ROBOTS = static("User-agent: *\nDisallow: /\n", status=404)
@@ -143,3 +162,106 @@ async def test_enabling_by_hand_is_the_same(site: Site) -> None:
     assert Builtin not in mws
     assert result.urls == {site.url("/"), site.url("/a")}
     assert all("robots" in item for item in result.items)
+
+
+@deferred_f_from_coro_f
+async def test_builtin_is_replaced_not_doubled(site: Site) -> None:
+    small_site(site, static(RULES))
+    result = await crawl([site.url("/")])
+    assert result.crawler.get_downloader_middleware(RobotsTxtMiddleware) is not None
+    assert result.crawler.get_downloader_middleware(Builtin) is None
+
+
+# --------------------------------------------------------------------------------------------
+# The start line and warnings
+# --------------------------------------------------------------------------------------------
+
+
+ADDON_LOGGER = "scrapy_robotsmeta.addon"
+
+
+STORAGE = DEFAULTS["ROBOTSTXT_STORAGE"]
+
+
+def addon_records(caplog: pytest.LogCaptureFixture, level: int) -> list[str]:
+    return [
+        r.getMessage() for r in caplog.records if r.name == ADDON_LOGGER and r.levelno == level
+    ]
+
+
+@deferred_f_from_coro_f
+async def test_start_line_says_what_is_on_and_the_token(
+    site: Site, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger=ADDON_LOGGER):
+        await crawl(one_page(site), settings={"USER_AGENT": "archive.org_bot/1.0"})
+    [line] = addon_records(caplog, logging.INFO)
+    assert (
+        f"robots.txt on, meta on, Crawl-delay off, storage {STORAGE};"
+        " product token 'archive', crawler name 'archive.org_bot' "
+        "(from USER_AGENT 'archive.org_bot/1.0')"
+    ) in line
+    assert addon_records(caplog, logging.WARNING) == []
+
+
+@pytest.mark.parametrize(
+    ("settings", "parts"),
+    [
+        (
+            {"ROBOTSTXT_OBEY": False, "ROBOTSMETA_ENABLED": False},
+            "robots.txt off, meta off, Crawl-delay off, storage unused",
+        ),
+        (
+            {"ROBOTSTXT_OBEY_CRAWL_DELAY": True, "ROBOTSTXT_USER_AGENT": "OtherBot"},
+            f"robots.txt on, meta on, Crawl-delay on, storage {STORAGE}; "
+            "product token 'otherbot', crawler name "
+            "'otherbot' (from ROBOTSTXT_USER_AGENT 'OtherBot')",
+        ),
+    ],
+)
+@deferred_f_from_coro_f
+async def test_start_line_follows_the_settings(
+    site: Site, caplog: pytest.LogCaptureFixture, settings: dict[str, Any], parts: str
+) -> None:
+    with caplog.at_level(logging.INFO, logger=ADDON_LOGGER):
+        await crawl(one_page(site), settings=settings)
+    [line] = addon_records(caplog, logging.INFO)
+    assert parts in line
+
+
+@deferred_f_from_coro_f
+async def test_warning_when_robotstxt_obey_is_left_at_scrapys_default(
+    site: Site, caplog: pytest.LogCaptureFixture
+) -> None:
+    """As a script with CrawlerProcess, the add-on and no ROBOTSTXT_OBEY runs: robots.txt is
+    off by Scrapy's default, which a user who enabled the add-on is told."""
+    settings = {k: v for k, v in BASE_SETTINGS.items() if k != "ROBOTSTXT_OBEY"}
+    crawler = get_crawler(FollowAllSpider, settings)
+    with caplog.at_level(logging.INFO, logger=ADDON_LOGGER):
+        await crawl(one_page(site), crawler=crawler)
+    [warning] = addon_records(caplog, logging.WARNING)
+    assert "robots.txt is not obeyed: ROBOTSTXT_OBEY is not set" in warning
+    assert site.hits["/robots.txt"] == 0
+
+
+@deferred_f_from_coro_f
+async def test_no_warning_when_robotstxt_obey_is_set_false_on_purpose(
+    site: Site, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO, logger=ADDON_LOGGER):
+        await crawl(one_page(site), settings={"ROBOTSTXT_OBEY": False})
+    assert addon_records(caplog, logging.WARNING) == []
+    [line] = addon_records(caplog, logging.INFO)
+    assert "robots.txt off" in line
+
+
+@pytest.mark.parametrize("user_agent", ["123bot/1.0", "Mozilla/5.0 (compatible; 4chan-bot/1.0)"])
+@deferred_f_from_coro_f
+async def test_warning_when_the_user_agent_gives_no_token(
+    site: Site, caplog: pytest.LogCaptureFixture, user_agent: str
+) -> None:
+    with caplog.at_level(logging.INFO, logger=ADDON_LOGGER):
+        await crawl(one_page(site), settings={"USER_AGENT": user_agent})
+    [warning] = addon_records(caplog, logging.WARNING)
+    assert f"USER_AGENT {user_agent!r} gives no valid robots.txt product token" in warning
+    assert "only 'User-agent: *' groups apply" in warning

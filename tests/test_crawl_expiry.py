@@ -1,8 +1,9 @@
-"""Caching (RFC 9309 §2.4) in real crawls, with an injected clock instead of sleeping."""
+"""Caching (RFC 9309 §2.4) in real crawls, with a clock the test drives (``crawl(...,
+clock=)``, the crawler attribute the robots.txt part reads its time from) instead of sleeping."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 from scrapy import Request, signals
 from scrapy.crawler import Crawler
@@ -11,8 +12,17 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 from twisted.internet.task import Clock
 
 from scrapy_robotsmeta.reactor import CLOCK_ATTRIBUTE
-from scrapy_robotsmeta.testing import Site, html, sequence, static
-from tests.crawl import ListSpider, crawl
+from scrapy_robotsmeta.testing import (
+    Site,
+    delayed,
+    html,
+    sequence,
+    static,
+)
+from tests.crawl import (
+    ListSpider,
+    crawl,
+)
 
 DAY = 86400
 
@@ -21,10 +31,10 @@ class StepSpider(ListSpider):
     """Walks /step/0, /step/1, … one page at a time. When the response of step i arrives, the
     clock moves `advance[i]` on (then, not in the callback: the next request may be downloaded
     before the callback runs); the callback asks for the next step first and for the paths
-    `extra[i]` after it."""
+    `extra[i]` after it. Both lists are spider arguments."""
 
-    advance: ClassVar[list[float]] = []
-    extra: ClassVar[list[list[str]]] = []
+    advance: list[float]
+    extra: list[list[str]]
 
     async def start(self) -> Any:
         yield Request(self.start_urls[0] + "/step/0", callback=self.step, cb_kwargs={"i": 0})
@@ -58,12 +68,16 @@ def step_site(site: Site, robots: Any) -> None:
 async def run_steps(
     site: Site, clock: Clock, advance: list[float], extra: list[list[str]] | None = None
 ) -> Any:
-    StepSpider.advance = advance
-    StepSpider.extra = extra or [[] for _ in advance]
-    return await crawl([site.origin], {"CONCURRENT_REQUESTS": 1}, StepSpider, clock=clock)
+    extra = extra or [[] for _ in advance]
+    settings = {"CONCURRENT_REQUESTS": 1}
+    return await crawl(
+        [site.origin], settings, StepSpider, clock=clock, advance=advance, extra=extra
+    )
 
 
 ALLOW = static("User-agent: *\nDisallow:\n")
+
+
 DENY_P = static("User-agent: *\nDisallow: /p\n")
 
 
@@ -126,3 +140,50 @@ async def test_failed_refresh_keeps_the_cached_copy(site: Site, clock: Clock) ->
     assert site.hits["/p1"] == 0
     assert result.stat("robotstxt/kept_cached_copy") == 1
     assert result.stat("robotstxt/forbidden") == 1
+
+
+@deferred_f_from_coro_f
+async def test_expired_origin_is_refreshed_while_others_keep_crawling(
+    site: Site, other_site: Site, clock: Clock
+) -> None:
+    """Origin A's robots.txt (max-age 600) expires 700 s into the crawl; B's (24 h) does not.
+    A's refresh takes 1 s: B's pages are fetched meanwhile, A's wait for it and obey the
+    refreshed rules."""
+    refresh_delay = 1.0
+    first = static("User-agent: *\nDisallow:\n", headers={"Cache-Control": "max-age=600"})
+    refreshed_rules = delayed(refresh_delay, static("User-agent: *\nDisallow: /p\n"))
+    site.add({"/robots.txt": sequence(first, refreshed_rules)})
+    site.add({"/start": html("a"), "/p1": html("p"), "/q1": html("q")})
+    other_site.add({"/robots.txt": static("User-agent: *\nDisallow:\n"), "/start": html("b")})
+    other_site.add({f"/b/{i}": html("b") for i in range(30)})
+
+    class TwoOrigins(ListSpider):
+        async def start(self) -> Any:
+            yield Request(other_site.url("/start"), callback=self.b_started)
+
+        def b_started(self, response: Any) -> Any:
+            yield Request(site.url("/start"), callback=self.a_started)
+
+        def a_started(self, response: Any) -> Any:
+            clock.advance(700)
+            # A's requests first: reaching the downloader, they find A expired and start the
+            # refresh; B's pages come after them.
+            yield Request(
+                site.url("/p1"), callback=self.parse_page, errback=self.on_error, priority=1
+            )
+            yield Request(site.url("/q1"), callback=self.parse_page, priority=1)
+            for i in range(30):
+                yield Request(other_site.url(f"/b/{i}"), callback=self.parse_page)
+
+    result = await crawl([], {}, TwoOrigins, clock=clock)
+    assert site.hits["/robots.txt"] == 2
+    assert other_site.hits["/robots.txt"] == 1
+    refresh_asked = [at for at, path in site.log if path == "/robots.txt"][1]
+    refreshed = refresh_asked + refresh_delay
+    b_pages = [at for at, path in other_site.log if path.startswith("/b/")]
+    assert len(b_pages) == 30
+    assert [at for at in b_pages if refresh_asked < at < refreshed]  # B went on meanwhile
+    assert site.hits["/p1"] == 0
+    assert result.stat("robotstxt/forbidden") == 1
+    [q1_asked] = [at for at, path in site.log if path == "/q1"]
+    assert q1_asked >= refreshed - 0.05

@@ -11,34 +11,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from scrapy.crawler import Crawler
-from scrapy.utils.defer import deferred_f_from_coro_f, deferred_from_coro
-from twisted.internet import reactor
-from twisted.internet.task import LoopingCall
+from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_robotsmeta.parking import JOBDIR_FOLDER
 from scrapy_robotsmeta.testing import Site, delayed, html, links_page, sequence, static
-from tests.crawl import FollowAllSpider, ListSpider, crawl, make_crawler
+from tests.crawl import FollowAllSpider, ListSpider, crawl, make_crawler, stop_when
 
 UNAVAILABLE = static("", status=503)
+
+
 ALLOW_ALL = static("User-agent: *\nDisallow: /forbidden\n")
-
-
-def stop_when(crawler: Crawler, condition: Callable[[dict[str, Any]], bool]) -> None:
-    """Stop *crawler* as SIGINT does (a clean close) once *condition* holds for its stats."""
-
-    def check() -> None:
-        assert crawler.stats is not None
-        if crawler.crawling and condition(crawler.stats.get_stats()):
-            loop.stop()
-            if hasattr(crawler, "stop_async"):
-                deferred_from_coro(crawler.stop_async())
-            else:  # Scrapy < 2.14
-                crawler.stop()
-
-    loop = LoopingCall(check)
-    loop.clock = reactor
-    loop.start(0.02, now=False)
 
 
 def paths(site: Site, prefix: str) -> list[str]:

@@ -1,4 +1,5 @@
-"""Real crawls through the add-on against a local site: nofollow, rel=nofollow, noindex, items."""
+"""Page-level robots rules in real crawls through the add-on: nofollow, rel=nofollow, noindex,
+the item field, and header and meta scopes that name the crawler."""
 
 from __future__ import annotations
 
@@ -517,3 +518,40 @@ async def test_sitemap_spider_obeys_the_sitemap_header(site: Site) -> None:
     assert "/b" not in site.requested()
     assert result.stat(NOFOLLOW) == 1
     assert robots_by_path(site, result.items) == {"/a": UNRESTRICTED}
+
+
+# --------------------------------------------------------------------------------------------
+# A crawler whose name is not its robots.txt token
+# --------------------------------------------------------------------------------------------
+
+
+ARCHIVE_UA = (
+    "Mozilla/5.0 (compatible; archive.org_bot +http://archive.org/details/archive.org_bot)"
+)
+
+
+@deferred_f_from_coro_f
+async def test_crawl_named_archive_org_bot(site: Site) -> None:
+    """A real crawl as ``archive.org_bot``: the meta and header scoped to that name apply, those
+    scoped to ``archive`` do not, and robots.txt's ``User-agent: archive`` group is ours."""
+    site.add(
+        {
+            "/robots.txt": static(
+                "User-agent: archive\nDisallow: /private\n\nUser-agent: *\nDisallow: /\n"
+            ),
+            "/": links_page("/meta", "/meta-other", "/header", "/header-other", "/private/x"),
+            "/meta": html('<head><meta name="Archive.org_Bot" content="noindex"></head>'),
+            "/meta-other": html('<head><meta name="archive" content="noindex"></head>'),
+            "/header": html("<p>h</p>", headers={"X-Robots-Tag": "archive.org_bot: noarchive"}),
+            "/header-other": html("<p>o</p>", headers={"X-Robots-Tag": "archive: noarchive"}),
+        }
+    )
+    result = await crawl([site.url("/")], settings={"USER_AGENT": ARCHIVE_UA})
+    robots = {item["url"].removeprefix(site.origin): item["robots"] for item in result.items}
+    assert set(robots) == {"/", "/meta", "/meta-other", "/header", "/header-other"}
+    assert robots["/meta"]["index"] is False
+    assert robots["/meta-other"]["index"] is True
+    assert robots["/header"]["archive"] is False
+    assert robots["/header-other"]["archive"] is True
+    assert site.hits["/private/x"] == 0
+    assert result.stat("robotstxt/forbidden") == 1

@@ -1,5 +1,5 @@
-"""Feed exports of real crawls in every built-in format: the robots field readable in each,
-with no exporter code in the project."""
+"""Feed exports of real crawls in every built-in format (``exporters.py``): the robots field
+readable in each, CSV with one column per directive, XML without "None" text."""
 
 from __future__ import annotations
 

@@ -401,3 +401,20 @@ def test_any_text_reads_without_error(headers: list[str], contents: list[str], t
     reading = read_rules(headers, contents, token)
     assert isinstance(reading.directives.to_dict(), dict)
     assert all(isinstance(reason, str) for reason in reading.ignored)
+
+
+# --------------------------------------------------------------------------------------------
+# Header scopes name the crawler as it writes its name, not its robots.txt token
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scope", ["archive.org_bot", "ARCHIVE.ORG_BOT", "Archive.org_Bot"])
+def test_header_scope_matches_the_name_as_written_case_insensitively(scope: str) -> None:
+    reading = read_rules([f"{scope}: noindex"], [], "archive.org_bot")
+    assert reading.directives.index is False
+
+
+def test_header_scope_of_another_name_does_not_apply() -> None:
+    """``archive`` is another crawler than ``archive.org_bot``, though it is its token."""
+    assert read_rules(["archive: noindex"], [], "archive.org_bot").directives.index is True
+    assert read_rules(["archive.org_bot: noindex"], [], "archive").directives.index is True

@@ -29,9 +29,8 @@ from scrapy_robotsmeta.robotstxt.state import OriginState, Timing
 from scrapy_robotsmeta.storage import RedisStorage
 from scrapy_robotsmeta.storage.redis import StorageConfigError
 from scrapy_robotsmeta.testing import Site, delayed, html, sequence, static
-from tests.crawl import ListSpider, crawl, make_crawler
+from tests.crawl import ListSpider, crawl, make_crawler, stop_when
 from tests.redisserver import free_port, redis_server
-from tests.test_robotstxt_jobdir import stop_when
 
 ALLOW = static("User-agent: *\nDisallow: /forbidden\n")
 UNAVAILABLE = static("", status=503)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_robotsmeta.useragent import product_token
+from scrapy_robotsmeta.useragent import crawler_name, product_token
 from tests.rules import BASE, allows, parse
 
 # --------------------------------------------------------------------------------------------
@@ -57,3 +57,41 @@ def test_product_token_empty() -> None:
     rules = parse("User-agent: mybot\nAllow: /\n\nUser-agent: *\nDisallow: /x\n")
     assert not allows(rules, "/x", "")
     assert rules.explain(BASE + "/x", "").agents == ("*",)
+
+
+# --------------------------------------------------------------------------------------------
+# The crawler's name, and the product token cut from it
+# --------------------------------------------------------------------------------------------
+
+
+ARCHIVE_UA = (
+    "Mozilla/5.0 (compatible; archive.org_bot +http://archive.org/details/archive.org_bot)"
+)
+
+
+@pytest.mark.parametrize(
+    ("user_agent", "name", "token"),
+    [
+        ("archive.org_bot", "archive.org_bot", "archive"),
+        ("Archive.Org_Bot/3.0", "archive.org_bot", "archive"),
+        (ARCHIVE_UA, "archive.org_bot", "archive"),
+        (
+            "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+            "googlebot",
+            "googlebot",
+        ),
+        ("Scrapy/2.19 (+https://scrapy.org)", "scrapy", "scrapy"),
+        ("my-bot.v2/1.0", "my-bot.v2", "my-bot"),
+        ("123bot/1.0", "123bot", ""),
+        ("Foo Bar/1.0", "foo", "foo"),
+        ("", "", ""),
+    ],
+)
+def test_name_is_the_product_and_the_token_its_rfc9309_cut(
+    user_agent: str, name: str, token: str
+) -> None:
+    """The name is the product before ``/`` (or after ``compatible;``), an HTTP token
+    (RFC 9110 §5.6.2) lowercased; the robots.txt token is its leading run of letters, ``_``
+    and ``-`` (RFC 9309 §2.2.1)."""
+    assert crawler_name(user_agent) == name
+    assert product_token(user_agent) == token

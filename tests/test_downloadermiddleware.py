@@ -1,0 +1,117 @@
+"""RobotsTxtMiddleware's own switches and hooks, in real crawls: the ``dont_obey_robotstxt``
+meta key, Crawl-delay, Scrapy's ``robots_parsed`` signal, requests downloaded outside the
+scheduler, and a Scrapy without its reactor."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from scrapy import Request
+from scrapy.crawler import Crawler
+from scrapy.exceptions import IgnoreRequest
+from scrapy.utils.defer import deferred_f_from_coro_f
+
+from scrapy_robotsmeta import RobotsTxtMiddleware
+from scrapy_robotsmeta._compat import ROBOTS_PARSED, download
+from scrapy_robotsmeta.testing import (
+    Site,
+    delayed,
+    html,
+    static,
+)
+from tests.crawl import (
+    ListSpider,
+    crawl,
+    make_crawler,
+    pages_fetched,
+)
+
+RULES = "User-agent: *\nDisallow: /private\n"
+
+
+@deferred_f_from_coro_f
+async def test_dont_obey_robotstxt_meta_bypasses_the_check(site: Site) -> None:
+    site.add({"/robots.txt": static("User-agent: *\nDisallow: /\n"), "/page": html("ok")})
+
+    class BypassSpider(ListSpider):
+        async def start(self) -> Any:
+            yield Request(site.url("/page"), meta={"dont_obey_robotstxt": True})
+
+    await crawl([], spider_cls=BypassSpider)
+    assert pages_fetched(site) == {"/page"}
+    assert site.hits["/robots.txt"] == 0
+
+
+@pytest.mark.skipif(ROBOTS_PARSED is None, reason="Scrapy < 2.18 has no robots_parsed signal")
+@deferred_f_from_coro_f
+async def test_robots_parsed_signal_is_sent(site: Site) -> None:
+    site.add({"/robots.txt": static(RULES), "/page": html("a")})
+    crawler = make_crawler(ListSpider)
+    seen: list[Any] = []
+    crawler.signals.connect(
+        lambda robotparser, request: seen.append((robotparser, request.url)),
+        ROBOTS_PARSED,
+        weak=False,
+    )
+    await crawl([site.url("/page")], crawler=crawler)
+    [(parser, url)] = seen
+    assert url == site.url("/robots.txt")
+    assert parser.allowed(site.url("/private"), "testbot") is False
+
+
+@deferred_f_from_coro_f
+async def test_crawl_delay_sets_a_floor_on_the_download_slot(site: Site) -> None:
+    site.add({"/robots.txt": static("User-agent: *\nCrawl-delay: 0.25\n")})
+    site.add({f"/p/{i}": html("ok") for i in range(3)})
+    urls = [site.url(f"/p/{i}") for i in range(3)]
+    result = await crawl(urls, {"ROBOTSTXT_OBEY_CRAWL_DELAY": True}, ListSpider)
+    times = sorted(at for at, path in site.log if path.startswith("/p/"))
+    assert len(times) == 3
+    assert times[2] - times[0] >= 0.45  # two gaps of at least 0.25 s, less jitter
+    assert result.stat("robotstxt/crawl_delay_applied") >= 1
+
+
+@deferred_f_from_coro_f
+async def test_crawl_delay_ignored_unless_enabled(site: Site) -> None:
+    site.add({"/robots.txt": static("User-agent: *\nCrawl-delay: 5\n"), "/p": html("ok")})
+    result = await crawl([site.url("/p")], spider_cls=ListSpider)
+    assert pages_fetched(site) == {"/p"}
+    assert result.stat("robotstxt/crawl_delay_applied") == 0
+
+
+@deferred_f_from_coro_f
+async def test_download_async_request_waits_for_a_pending_origin(
+    site: Site, other_site: Site
+) -> None:
+    """engine.download_async() never schedules: such a request, sent back once, comes straight
+    back and waits in the downloader for its verdict instead of looping."""
+    site.add({"/robots.txt": static(""), "/start": html("start")})
+    other_site.add({"/robots.txt": delayed(0.3, static(RULES)), "/ok": html("ok")})
+    outcomes: list[str] = []
+
+    class DirectSpider(ListSpider):
+        async def parse_page(self, response: Any) -> Any:
+            engine = self.crawler.engine
+            page = await download(engine, Request(other_site.url("/ok")))
+            outcomes.append(f"{page.status}")
+            try:
+                await download(engine, Request(other_site.url("/private")))
+            except IgnoreRequest as exc:
+                outcomes.append(str(exc))
+            yield {"url": response.url}
+
+    result = await crawl([site.url("/start")], spider_cls=DirectSpider)
+    assert outcomes == ["200", "Forbidden by robots.txt: Disallow: /private (line 2, group *)"]
+    assert other_site.hits["/robots.txt"] == other_site.hits["/ok"] == 1
+    # Sent back once each, on reaching an unknown origin: the start request and /ok.
+    assert result.stat("robotstxt/reparked") == 2
+
+
+def test_reactorless_mode_is_refused_with_a_clear_message() -> None:
+    """Without the reactor the middleware cannot time retries: it refuses to start rather than
+    let the crawl run without robots.txt."""
+    # A bare Crawler: the test helpers' CrawlerRunner refuses this setting itself.
+    crawler = Crawler(ListSpider, {"ROBOTSTXT_OBEY": True, "TWISTED_REACTOR_ENABLED": False})
+    with pytest.raises(RuntimeError, match="TWISTED_REACTOR_ENABLED = False"):
+        RobotsTxtMiddleware.from_crawler(crawler)
