@@ -16,19 +16,8 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_robotsmeta import RobotsMetaMiddleware, RobotsTxtMiddleware
 from scrapy_robotsmeta.defaults import DEFAULTS
-from scrapy_robotsmeta.testing import (
-    Site,
-    html,
-    links_page,
-    static,
-)
-from tests.crawl import (
-    BASE_SETTINGS,
-    FollowAllSpider,
-    crawl,
-    one_page,
-    small_site,
-)
+from scrapy_robotsmeta.testing import Site, html, links_page, static
+from tests.crawl import BASE_SETTINGS, FollowAllSpider, crawl, one_page, small_site
 
 RULES = "User-agent: *\nDisallow: /private\n"
 

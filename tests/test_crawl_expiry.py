@@ -12,17 +12,8 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 from twisted.internet.task import Clock
 
 from scrapy_robotsmeta.reactor import CLOCK_ATTRIBUTE
-from scrapy_robotsmeta.testing import (
-    Site,
-    delayed,
-    html,
-    sequence,
-    static,
-)
-from tests.crawl import (
-    ListSpider,
-    crawl,
-)
+from scrapy_robotsmeta.testing import Site, delayed, html, sequence, static
+from tests.crawl import ListSpider, crawl
 
 DAY = 86400
 

@@ -14,19 +14,8 @@ from twisted.web import server
 from twisted.web.server import NOT_DONE_YET
 
 from scrapy_robotsmeta import RobotsTxtMiddleware
-from scrapy_robotsmeta.testing import (
-    Site,
-    delayed,
-    html,
-    static,
-)
-from tests.crawl import (
-    ListSpider,
-    crawl,
-    make_crawler,
-    pages_fetched,
-    small_site,
-)
+from scrapy_robotsmeta.testing import Site, delayed, html, static
+from tests.crawl import ListSpider, crawl, make_crawler, pages_fetched, small_site
 
 RULES = "User-agent: *\nDisallow: /private\n"
 

@@ -12,22 +12,8 @@ import pytest
 from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import deferred_f_from_coro_f, maybe_deferred_to_future
 
-from scrapy_robotsmeta.testing import (
-    Site,
-    hang,
-    html,
-    redirect,
-    reset_mid_body,
-    sequence,
-    static,
-)
-from tests.crawl import (
-    FAST_RETRY,
-    ListSpider,
-    crawl,
-    pages_fetched,
-    small_site,
-)
+from scrapy_robotsmeta.testing import Site, hang, html, redirect, reset_mid_body, sequence, static
+from tests.crawl import FAST_RETRY, ListSpider, crawl, pages_fetched, small_site
 
 RULES = "User-agent: *\nDisallow: /private\n"
 

@@ -14,18 +14,8 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_robotsmeta import RobotsTxtMiddleware
 from scrapy_robotsmeta._compat import ROBOTS_PARSED, download
-from scrapy_robotsmeta.testing import (
-    Site,
-    delayed,
-    html,
-    static,
-)
-from tests.crawl import (
-    ListSpider,
-    crawl,
-    make_crawler,
-    pages_fetched,
-)
+from scrapy_robotsmeta.testing import Site, delayed, html, static
+from tests.crawl import ListSpider, crawl, make_crawler, pages_fetched
 
 RULES = "User-agent: *\nDisallow: /private\n"
 

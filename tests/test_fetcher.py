@@ -12,17 +12,8 @@ from scrapy import Request
 from scrapy.utils.defer import deferred_f_from_coro_f, maybe_deferred_to_future
 from twisted.web import http, proxy, server
 
-from scrapy_robotsmeta.testing import (
-    Site,
-    html,
-    installed_reactor,
-    sequence,
-    static,
-)
-from tests.crawl import (
-    ListSpider,
-    crawl,
-)
+from scrapy_robotsmeta.testing import Site, html, installed_reactor, sequence, static
+from tests.crawl import ListSpider, crawl
 from tests.rules import padded
 
 RULES = "User-agent: *\nDisallow: /private\n"
