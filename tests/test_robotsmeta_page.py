@@ -261,6 +261,60 @@ def test_selector_built_by_the_callback_is_searched_without_the_text_check() -> 
     assert meta_contents(response, TOKEN) == ["from-the-cache"]
 
 
+# Markup before a long page's rest, in pieces that change what the parser is in the middle of.
+_HEAD_MARKUP = st.lists(
+    st.sampled_from(
+        [
+            "<meta",
+            ' name="robots"',
+            " name=TestBot",
+            " content=",
+            '"noindex"',
+            "'a>b'",
+            ">",
+            "/>",
+            "\n",
+            "\r",
+            "\r\n",
+            "<title>",
+            "</title>",
+            "<script>",
+            "</script>",
+            "<!--",
+            "-->",
+            "<template>",
+            "</template>",
+            "<textarea>",
+            "<head>",
+            "<body>",
+            "<p>",
+            "robots",
+        ]
+    )
+    | st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]), max_size=3),
+    max_size=40,
+).map("".join)
+
+
+@given(start=st.sampled_from(["<!DOCTYPE html>", "<html>", "", " "]), head=_HEAD_MARKUP)
+def test_long_page_read_from_its_start_as_from_the_whole_page(start: str, head: str) -> None:
+    """A long page whose possible metas come early is parsed only that far: what it reads
+    there is what the whole page's selector holds."""
+    body = start + head + "<p>text</p>\n" * 1000
+    partial = page(body)
+    whole = page(body)
+    whole.selector  # noqa: B018 (built as a callback builds it)
+    assert meta_contents(partial, TOKEN) == meta_contents(whole, TOKEN)
+
+
+def test_long_page_with_its_meta_early_is_parsed_that_far_only() -> None:
+    response = page(
+        '<html><head><meta name="robots" content="noindex"></head>' + "<p>x</p>" * 2000
+    )
+    assert meta_contents(response, TOKEN) == ["noindex"]
+    assert response._cached_selector is None
+
+
 # rel=nofollow links: HTML Living Standard, link type "nofollow" on <a> and <area>.
 
 

@@ -7,7 +7,10 @@ it is no part of the document, so elements under a template are skipped here. ``
 content counts: a crawler that runs no script sees it as elements.
 
 Every HTML page is parsed at most once: the selector the callback built is reused, and one
-built here is left cached on the response for the callback and the link extractors.
+built here is left cached on the response for the callback and the link extractors. One
+exception: when the only possible robots metas of a long page come early (in its head, as
+usual), only that part is parsed, a fraction of the page, which a callback that reads no HTML
+(regular expressions, another parser) never pays for in full.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import codecs
 import re
 import weakref
+from collections.abc import Iterable
 from functools import lru_cache
 from typing import Any, TypeGuard
 from urllib.parse import urljoin
@@ -35,6 +39,8 @@ _HTML_SPACES = re.compile(r"[ \t\n\f\r]+")
 # character, and for "_" also &lowbar; and &UnderBar; (no named reference decodes to an ASCII
 # letter or to "-", which is all a name of a robot or a rule is made of).
 _CHARACTER_REFERENCE = re.compile(rb"&(?:#|lowbar;|underbar;)")
+# How much more of a page is parsed at a time, past the spelling of a meta's name.
+_CHUNK = 4096
 _REL_VALUES = etree.XPath("//a/@rel|//area/@rel")
 # Characters that URL parsers drop, or read as "/" (ASCII whitespace and controls, backslash):
 # a path holding one cannot be read from its text (see _path_tail).
@@ -65,10 +71,9 @@ def meta_contents(response: Response, crawler: str) -> list[str]:
     if not is_html(response):
         return []
     names = ("robots", crawler) if crawler else ("robots",)
-    if not _parsed(response) and not _may_spell(response, names, after=b"<meta"):
-        return []
+    metas = _every_meta(response) if _parsed(response) else _named_metas(response, names)
     contents = []
-    for meta in _root(response).iter("meta"):
+    for meta in metas:
         name = meta.get("name")
         if name is None or ascii_lower(name.strip(_HTML_SPACE)) not in names:
             continue
@@ -163,7 +168,7 @@ def _may_have_rel_nofollow(response: TextResponse) -> bool:
     rel values when the page is parsed, else from the body's bytes."""
     if _parsed(response):
         return any("nofollow" in ascii_lower(rel) for rel in _REL_VALUES(_root(response)))
-    return _may_spell(response, ("nofollow",), after=b"<a")
+    return _last_spelling(response, ("nofollow",), after=b"<a") >= 0
 
 
 def _path_tail(url: str) -> str | None:
@@ -208,20 +213,23 @@ def _root(response: TextResponse) -> Any:
         return parsel.Selector(text=response.text, type="html").root
 
 
-def _may_spell(response: TextResponse, words: tuple[str, ...], after: bytes = b"") -> bool:
-    """False only when no attribute value of the body can decode to one of *words*.
+def _last_spelling(response: TextResponse, words: tuple[str, ...], after: bytes) -> int:
+    """Where the last attribute value of the body that may decode to one of *words* starts, at
+    the latest (an index into the lowered ASCII bytes; their length when a character reference
+    may spell one anywhere), or -1 when none can.
 
-    With *after*, only the part from its first occurrence on counts: a meta element starts with
-    a literal ``<meta`` (a tag name cannot be escaped), so its name comes after the first one.
+    Only the part from the first *after* on counts: an element starts with its tag name, which
+    cannot be escaped (``<meta``, ``<a``), so its attributes come after the first one.
     """
-    if not all(word.isascii() for word in words):
-        return True
     lowered = _lowered(response)
+    if not all(word.isascii() for word in words):
+        return len(lowered)
     start = lowered.find(after)
-    return start >= 0 and (
-        any(lowered.find(word.encode(), start) >= 0 for word in words)
-        or _CHARACTER_REFERENCE.search(lowered, start) is not None
-    )
+    if start < 0:
+        return -1
+    if _CHARACTER_REFERENCE.search(lowered, start) is not None:
+        return len(lowered)
+    return max(lowered.rfind(word.encode(), start) for word in words)
 
 
 class _LastLowered:
@@ -242,6 +250,57 @@ class _LastLowered:
 
 
 _lowered = _LastLowered()
+
+
+def _named_metas(response: TextResponse, names: tuple[str, ...]) -> Iterable[Any]:
+    """The meta elements that may be named one of *names*, parsing no more than needed:
+    nothing when no attribute value can spell a name; else the part of a long page up to the
+    last spelling when it is plain ASCII (the meta elements there are those of the whole page:
+    HTML is parsed from start to end); else the whole page (kept as the selector)."""
+    last = _last_spelling(response, names, after=b"<meta")
+    if last < 0:
+        return ()
+    metas = None
+    # A spelling in the page's last chunk would have most of the page parsed: the whole of it
+    # is parsed instead, and kept for the callback.
+    if last + _CHUNK < len(response.body) and _ascii_transparent(response.encoding):
+        metas = _metas_before(response.body, last)
+    return _every_meta(response) if metas is None else metas
+
+
+def _every_meta(response: TextResponse) -> Iterable[Any]:
+    metas: Iterable[Any] = _root(response).iter("meta")
+    return metas
+
+
+def _metas_before(body: bytes, position: int) -> list[Any] | None:
+    """The meta elements of *body* up to the tag that holds *position* at least, fed to the
+    parser chunk by chunk until it starts an element on a later line (by then every tag before
+    is whole). None when what would be fed is not what the selector parses: the body must
+    start with its markup and be ASCII without NUL as far as it is read."""
+    if not body.startswith(b"<"):
+        return None
+    line = body.count(b"\n", 0, position) + 1
+    # The options of parsel's parser, whose selector the whole page gets.
+    parser = etree.HTMLPullParser(events=("start",), encoding="utf8", recover=True, huge_tree=True)
+    metas: list[Any] = []
+    fed = 0
+    while fed < len(body):
+        chunk = body[fed : max(position + 1, fed + _CHUNK)]
+        if not chunk.isascii() or b"\x00" in chunk:
+            return None
+        parser.feed(chunk)
+        fed += len(chunk)
+        passed = False
+        for _, element in parser.read_events():
+            if element.tag == "meta":
+                metas.append(element)
+            passed = passed or element.sourceline > line
+        if passed:
+            return metas
+    parser.close()
+    metas.extend(element for _, element in parser.read_events() if element.tag == "meta")
+    return metas
 
 
 def _ascii_bytes(response: TextResponse) -> bytes:
