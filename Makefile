@@ -33,7 +33,8 @@ test: lint $(LOWEST_STAMP)
 demo: $(STAMP)
 	$(BIN)/python example_project/run_demo.py
 
-# Scripts that print tables, not tests: a quarter of an hour or more in all (each one's time in
+# Scripts, not tests: each prints Markdown tables and writes its figures to
+# benchmarks/results/<name>.json; a quarter of an hour or more in all (each one's time in
 # benchmarks/README.md).
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.matcher

@@ -66,9 +66,12 @@ def page(
     links: Sequence[str],
     size: int,
     robots_meta: str | None = None,
+    *,
     quote: bool = False,
+    nofollow: Sequence[str] = (),
 ) -> str:
-    """A page of about *size* characters whose body links to each of *links*; with *quote*,
+    """A page of about *size* characters whose body links to each of *links*, and from a
+    comment below the article to each of *nofollow* with ``rel="nofollow ugc"``; with *quote*,
     its text holds a character reference."""
     title = _sentence(rng, 5)
     nav = "".join(f'<li><a href="{href}">{rng.choice(_WORDS)}</a></li>' for href in links[:8])
@@ -77,8 +80,13 @@ def page(
         f'<body class="page">\n<header><nav><ul>{nav}</ul></nav></header>\n<main><article>\n',
         f"<h1>{title}</h1>\n{_quote(rng) if quote else ''}\n",
     ]
+    comments = "".join(
+        f'<p>{_sentence(rng, 12)} <a href="{href}" rel="nofollow ugc">{rng.choice(_WORDS)}</a></p>'
+        for href in nofollow
+    )
     footer = (
-        '</article></main>\n<footer><p>© Example</p></footer>\n<script src="/static/js/app.js">'
+        f'</article><aside class="comments">{comments}</aside></main>\n'
+        '<footer><p>© Example</p></footer>\n<script src="/static/js/app.js">'
         "</script>\n</body>\n</html>\n"
     )
     length = sum(map(len, parts)) + len(footer)

@@ -13,7 +13,9 @@ w3lib, lxml, logging, Protego, redis-py...) count for whoever called them. Two k
 frames run our code for us and count as ours: the spider middleware base class looping over a
 callback's output for our middleware, and the signal dispatch calling one of our handlers.
 A crawl may also name libraries that only our code uses in it (redis-py for RedisStorage):
-their frames are then ours even when the event loop runs them.
+their frames are then ours even when the event loop runs them. Frames are told apart by the
+name of their module (the frame's ``__name__``), never by their file's path: code that moves,
+or a package installed elsewhere, keeps its owner.
 """
 
 from __future__ import annotations
@@ -32,64 +34,66 @@ ROBOTSTXT, META, OTHER = "robots.txt", "meta", "other"
 _META_MODULES = ("spidermiddleware", "robotsmeta")
 _SHARED_MODULES = ("useragent", "defaults")
 _PACKAGE = "scrapy_robotsmeta"
+# Other code by module name, the most specific first. A spider run as a script
+# (``python -m benchmarks.crawl``) is ``__main__``.
 _OWNERS = (
-    ("/scrapy/downloadermiddlewares/robotstxt.py", ROBOTSTXT),
-    ("/scrapy/robotstxt.py", ROBOTSTXT),
-    ("/scrapy/", OTHER),
-    ("/twisted/", OTHER),
-    ("/asyncio/", OTHER),
-    ("/benchmarks/", OTHER),
+    ("scrapy.downloadermiddlewares.robotstxt", ROBOTSTXT),
+    ("scrapy.robotstxt", ROBOTSTXT),
+    ("scrapy", OTHER),
+    ("twisted", OTHER),
+    ("asyncio", OTHER),
+    ("benchmarks", OTHER),
+    ("__main__", OTHER),
 )
-# Scrapy frames that run one of our objects' code: (file, local variable holding it).
-_RUNNING_OURS = (("spidermiddlewares/base.py", "self"), ("pydispatch/robustapply.py", "receiver"))
-_SCRAPY_PARTS = {"scrapy.downloadermiddlewares.robotstxt": ROBOTSTXT}
+# Scrapy frames that run one of our objects' code: (module, local variable holding it).
+_RUNNING_OURS = (
+    ("scrapy.spidermiddlewares.base", "self"),
+    ("pydispatch.robustapply", "receiver"),
+)
+
+
+def _in(module: str, package: str) -> bool:
+    """Whether *module* is *package* or one of its submodules."""
+    return module == package or module.startswith(package + ".")
 
 
 def _module_part(module: str) -> str | None:
-    """The part a module of this package belongs to (None: its caller's), or None for a
-    module of another package."""
-    if module == _PACKAGE or module.startswith(_PACKAGE + "."):
+    """The part a module belongs to, None when its frames count for their caller's (the
+    package's shared helpers, helper libraries)."""
+    if _in(module, _PACKAGE):
         name = module.split(".")[1] if "." in module else ""
         if name in _META_MODULES:
             return META
         if name in _SHARED_MODULES:
             return None
         return ROBOTSTXT
-    return _SCRAPY_PARTS.get(module)
-
-
-def _file_part(filename: str) -> str | None:
-    """The part a source file belongs to, None when its frame counts for its caller."""
-    marker = f"/{_PACKAGE}/"
-    if marker in filename:
-        relative = filename.rsplit(marker, 1)[1].removesuffix(".py").replace("/", ".")
-        return _module_part(f"{_PACKAGE}.{relative}")
-    for fragment, part in _OWNERS:
-        if fragment in filename:
+    for package, part in _OWNERS:
+        if _in(module, package):
             return part
     return None
 
 
 def _part_of(obj: Any) -> str | None:
-    """The part an object (or the object of a bound method) belongs to, if it is ours."""
+    """The part an object (or the object of a bound method) belongs to, by its class' module."""
     return _module_part(type(getattr(obj, "__self__", obj)).__module__)
 
 
 def owner(frame: FrameType | None, libraries: tuple[str, ...] = ()) -> str:
-    """The part that owns the innermost frame; *libraries*: file fragments of libraries whose
+    """The part that owns the innermost frame; *libraries*: packages (module names) whose
     frames are the robots.txt part's even when no frame of ours is below them."""
     while frame is not None:
-        filename = frame.f_code.co_filename
-        if libraries and any(fragment in filename for fragment in libraries):
-            return ROBOTSTXT
-        for fragment, variable in _RUNNING_OURS:
-            if filename.endswith(fragment):
-                part = _part_of(frame.f_locals.get(variable))
-                if part is not None:
-                    return part
-        part = _file_part(filename)
-        if part is not None:
-            return part
+        module = frame.f_globals.get("__name__")
+        if isinstance(module, str):
+            if any(_in(module, library) for library in libraries):
+                return ROBOTSTXT
+            for running, variable in _RUNNING_OURS:
+                if module == running:
+                    part = _part_of(frame.f_locals.get(variable))
+                    if part is not None:
+                        return part
+            part = _module_part(module)
+            if part is not None:
+                return part
         frame = frame.f_back
     return OTHER
 

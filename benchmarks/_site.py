@@ -49,11 +49,13 @@ Sitemap: {origin}/sitemap.xml
 """
 # Links every site has to places its robots.txt keeps crawlers out of.
 FORBIDDEN_LINKS = ("/search?q=robots", "/cart/", "/account/login", "/p/1.html?sort=price")
+NOFOLLOW_PAGES = 5
 
 
 def build_site(origins: list[str], pages: int, seed: int = 0) -> dict[str, dict[str, bytes]]:
     """Origin → path → body. Page i of an origin links to 8 navigation pages, 19 pages of the
-    origin at random, 2 pages of other origins and one forbidden URL: 30 links."""
+    origin at random, 2 pages of other origins and one forbidden URL: 30 links; one page in
+    NOFOLLOW_PAGES has a 31st, with rel="nofollow", to a page of the origin at random."""
     rng = random.Random(seed)
     site: dict[str, dict[str, bytes]] = {}
     paths = [f"/p/{i}.html" for i in range(pages)]
@@ -68,7 +70,9 @@ def build_site(origins: list[str], pages: int, seed: int = 0) -> dict[str, dict[
                 rng.choice(FORBIDDEN_LINKS),
             ]
             meta = rng.choice(ROBOTS_METAS)
-            bodies[path] = page(rng, links, rng.randrange(*PAGE_SIZE), meta).encode()
+            nofollow = [rng.choice(paths)] if rng.randrange(NOFOLLOW_PAGES) == 0 else []
+            size = rng.randrange(*PAGE_SIZE)
+            bodies[path] = page(rng, links, size, meta, nofollow=nofollow).encode()
         site[origin] = bodies
     return site
 

@@ -16,10 +16,12 @@ from collections.abc import Callable
 from functools import partial
 from itertools import repeat
 from time import perf_counter_ns
+from typing import Any
 
 from scrapy.robotstxt import ProtegoRobotParser
 
 from benchmarks._common import corpus, machine, median, percentile, table
+from benchmarks._results import write_figures
 from scrapy_robotsmeta import RobotsTxt
 
 TOKENS = ("googlebot", "bingbot", "mybot")  # named in many files, in some, in none
@@ -116,10 +118,6 @@ def bench_allowed(files: dict[str, bytes], rounds: int) -> tuple[list[float], li
     return ours, theirs
 
 
-def us(ns: float) -> str:
-    return f"{ns / 1000:.2f}"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3, help="timed rounds per file (3)")
@@ -127,28 +125,51 @@ def main() -> None:
     files = corpus()
     print(f"{len(files)} files; {machine()}\n")
 
+    figures: dict[str, Any] = {"machine": machine(), "files": len(files), "rounds": args.rounds}
     ours, theirs = bench_parse(files, args.rounds)
     ratios = [a / b for a, b in zip(ours, theirs, strict=True)]
-    rows = [
-        (label, us(stat(ours)), us(stat(theirs)), f"{stat(ours) / stat(theirs):.2f}")
-        for label, stat in (
-            ("median", median),
-            ("p99", lambda v: percentile(v, 0.99)),
-            ("max", max),
-        )
-    ]
+    parse = compare(ours, theirs, {"median": median, "p99": p99, "max": max})
+    figures["parse_us_per_file"] = {**parse, "median_of_per_file_ratios": median(ratios)}
+    rows = [row(label, stats) for label, stats in parse.items()]
     rows.append(("median of per-file ratios", "", "", f"{median(ratios):.2f}"))
     print("Parse, µs per file (target: ratio ≤ 1.00 at median and p99)")
     print(table(("per file", "RobotsTxt", "Protego", "ratio"), rows), "\n")
 
     ours, theirs = bench_allowed(files, args.rounds)
     count = len(ours)
-    rows = [
-        (label, us(stat(ours)), us(stat(theirs)), f"{stat(ours) / stat(theirs):.2f}")
-        for label, stat in (("median", median), ("mean", lambda v: sum(v) / len(v)))
-    ]
+    allowed = compare(ours, theirs, {"median": median, "mean": lambda v: sum(v) / len(v)})
+    figures["allowed_us_per_check"] = {**allowed, "checks": count}
     print(f"Warm allowed(), µs per check, {count} checks (target: ratio ≤ 0.60)")
+    rows = [row(label, stats) for label, stats in allowed.items()]
     print(table(("per check", "RobotsTxt", "Protego", "ratio"), rows))
+    write_figures("matcher", figures)
+
+
+def p99(values: list[float]) -> float:
+    return percentile(values, 0.99)
+
+
+def compare(
+    ours: list[float], theirs: list[float], stats: dict[str, Callable[[list[float]], float]]
+) -> dict[str, dict[str, float]]:
+    """Each statistic of both sides in µs, and their ratio."""
+    return {
+        label: {
+            "robotstxt": stat(ours) / 1000,
+            "protego": stat(theirs) / 1000,
+            "ratio": stat(ours) / stat(theirs),
+        }
+        for label, stat in stats.items()
+    }
+
+
+def row(label: str, stats: dict[str, float]) -> tuple[str, ...]:
+    return (
+        label,
+        f"{stats['robotstxt']:.2f}",
+        f"{stats['protego']:.2f}",
+        f"{stats['ratio']:.2f}",
+    )
 
 
 if __name__ == "__main__":

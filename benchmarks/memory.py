@@ -22,6 +22,7 @@ from scrapy.utils.test import get_crawler
 from twisted.internet.task import Clock
 
 from benchmarks._common import answered_200, corpus, machine, median, percentile, table
+from benchmarks._results import write_figures
 from scrapy_robotsmeta import RobotsTxtMiddleware
 from scrapy_robotsmeta.reactor import CLOCK_ATTRIBUTE
 from scrapy_robotsmeta.robotstxt.origin import origin_of
@@ -108,6 +109,20 @@ def main() -> None:
     ]
     print(f"\nBytes per cached origin, {len(sizes)} origins (target: ≤ 5 KB at the median)")
     print(table(("per origin", "bytes"), [(label, f"{value:,.0f}") for label, value in rows]))
+    write_figures(
+        "memory",
+        {
+            "machine": machine(),
+            "cache_size": args.cache_size,
+            "bound": [
+                {"origins_added": added, "most_origins_cached": cached, "rss_mb": mb}
+                for added, cached, mb in checkpoints
+            ],
+            "origins_measured": len(sizes),
+            "bytes_per_cached_origin": dict(rows),
+            "target_median_bytes": 5000,
+        },
+    )
 
 
 if __name__ == "__main__":

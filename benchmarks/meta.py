@@ -22,6 +22,7 @@ import gc
 import random
 from collections.abc import Callable
 from time import perf_counter_ns
+from typing import Any
 
 from scrapy import Spider
 from scrapy.http import HtmlResponse
@@ -29,6 +30,7 @@ from scrapy.utils.test import get_crawler
 
 from benchmarks._common import machine, median, percentile, table
 from benchmarks._pages import ROBOTS_METAS, page
+from benchmarks._results import write_figures
 from scrapy_robotsmeta import RobotsMetaMiddleware, directives_for
 
 PAGE_SIZE = (20_000, 80_000)
@@ -38,6 +40,7 @@ HEADERS: tuple[dict[str, str], ...] = (
 )
 
 
+RATIO = "median_to_parse"
 # What makes (b) parse a page or not.
 KINDS = ("with a robots meta", "without, with a &#…;", "without, plain")
 
@@ -111,23 +114,34 @@ def main() -> None:
 
     parse = median(times[names[2]])
     kinds = [kind for *_, kind in pages]
-    rows = []
+    figures: dict[str, Any] = {
+        "machine": machine(),
+        "pages": len(pages),
+        "rounds": args.rounds,
+        "target_a_us": 30.0,
+        "us_per_page": {},
+    }
     for name in names:
         values = times[name]
-        by_kind = [
-            median(v for v, k in zip(values, kinds, strict=True) if k == kind) for kind in KINDS
-        ]
-        rows.append(
-            (
-                name,
-                f"{median(values) / 1000:.1f}",
-                f"{percentile(values, 0.9) / 1000:.1f}",
-                *(f"{value / 1000:.1f}" for value in by_kind),
-                f"{median(values) / parse:.3f}",
-            )
+        figures["us_per_page"][name] = {
+            "median": median(values) / 1000,
+            "p90": percentile(values, 0.9) / 1000,
+            **{
+                kind: median(v for v, k in zip(values, kinds, strict=True) if k == kind) / 1000
+                for kind in KINDS
+            },
+            RATIO: median(values) / parse,
+        }
+    rows = [
+        (
+            name,
+            *(f"{value:.{3 if key == 'median_to_parse' else 1}f}" for key, value in case.items()),
         )
+        for name, case in figures["us_per_page"].items()
+    ]
     print("µs per page (target: (a) ≤ 30 µs at the median); medians by kind of page")
     print(table(("case", "median", "p90", *KINDS, "median / parse"), rows))
+    write_figures("meta", figures)
 
 
 if __name__ == "__main__":

@@ -38,9 +38,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks._common import machine, median, pin, table
+from benchmarks._results import write_figures
 
 MODES = ("none", "builtin", "addon")
-RESULTS = Path(__file__).resolve().parent / "results" / "parked.json"
 SETTINGS: dict[str, Any] = {
     "TELNETCONSOLE_ENABLED": False,
     "LOG_LEVEL": "WARNING",
@@ -395,9 +395,7 @@ def report(
             "crawl s",
         )
         print(table(header, rows))
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(figures, indent=2) + "\n")
-    print(f"\nFigures written to {RESULTS.relative_to(Path.cwd())}")
+    write_figures("parked", figures)
 
 
 if __name__ == "__main__":
