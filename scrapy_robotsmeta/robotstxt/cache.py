@@ -50,6 +50,9 @@ class OriginCache:
         self.second = second
         self._states: OrderedDict[Origin, OriginState] = OrderedDict()
         self._sizes: dict[Origin, int] = {}
+        # The expiry of each state in memory as the second tier has it: a state that still
+        # has it did not change (every transition moves it) and need not be written again.
+        self._stored: dict[Origin, float] = {}
         self.bytes = 0
         #: Counters for the crawl's stats: look-ups answered from memory, from the second
         #: tier; states written to it, and states forgotten (no second tier).
@@ -60,6 +63,10 @@ class OriginCache:
 
     def __len__(self) -> int:
         return len(self._states)
+
+    def __contains__(self, origin: Origin) -> bool:
+        """Whether *origin*'s state is in memory."""
+        return origin in self._states
 
     def __iter__(self) -> Iterator[OriginState]:
         return iter(list(self._states.values()))
@@ -86,6 +93,7 @@ class OriginCache:
                 state = OriginState(origin)
             else:
                 self.second_hits += 1
+                self._stored[origin] = state.expires_at
             states[origin] = state
             self._sizes[origin] = 0
         # Measured at each use: a fetch changes a state's size after it was cached.
@@ -99,7 +107,7 @@ class OriginCache:
     def flush(self) -> None:
         """Write every state in memory to the second tier (a crawl closing with JOBDIR)."""
         if self.second is not None:
-            self.second.put([s for s in self._states.values() if s.fetched_before])
+            self.second.put([s for s in self._states.values() if self._changed(s)])
 
     def _evict(self, keep: Origin) -> None:
         victims: list[OriginState] = []
@@ -110,13 +118,20 @@ class OriginCache:
             if origin != keep and not state.fetching and not self._keep(origin):
                 victims.append(state)
                 excess -= self._sizes[origin]
-        # A state never fetched holds nothing worth keeping.
-        fetched = [state for state in victims if state.fetched_before]
         if self.second is not None:
-            self.second.put(fetched)
-            self.spilled += len(fetched)
+            self.second.put([state for state in victims if self._changed(state)])
+        # A state never fetched holds nothing that a fetch would have to find again.
+        fetched = sum(state.fetched_before for state in victims)
+        if self.second is not None:
+            self.spilled += fetched
         else:
-            self.forgotten += len(fetched)
+            self.forgotten += fetched
         for state in victims:
             del self._states[state.origin]
             self.bytes -= self._sizes.pop(state.origin)
+            self._stored.pop(state.origin, None)
+
+    def _changed(self, state: OriginState) -> bool:
+        """Whether *state* holds something the second tier does not have (a state never
+        fetched holds nothing worth keeping)."""
+        return state.fetched_before and self._stored.get(state.origin) != state.expires_at

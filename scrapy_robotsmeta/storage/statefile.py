@@ -50,8 +50,8 @@ class StateFile:
         self._db.execute("PRAGMA synchronous = OFF")
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS states"
-            " (origin TEXT PRIMARY KEY, snapshot TEXT NOT NULL, rules BLOB) WITHOUT ROWID"
-        )
+            " (origin TEXT PRIMARY KEY, snapshot TEXT NOT NULL, rules BLOB)"
+        )  # not WITHOUT ROWID: rows of kilobytes read three times faster from a rowid table
 
     def __len__(self) -> int:
         (count,) = self._db.execute("SELECT count(*) FROM states").fetchone()
