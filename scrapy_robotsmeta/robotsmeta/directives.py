@@ -8,32 +8,32 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime, timedelta, timezone
 from typing import Any, Literal, NamedTuple
 
 ImagePreview = Literal["none", "standard", "large"]
 
-_VALUED_RULES = frozenset(
-    {"max-snippet", "max-image-preview", "max-video-preview", "unavailable_after"}
-)
-_FLAG_RULES = frozenset(
-    {
-        "all",
-        "index",
-        "follow",
-        "none",
-        "noindex",
-        "nofollow",
-        "noarchive",
-        "nocache",
-        "nosnippet",
-        "notranslate",
-        "noimageindex",
-        "indexifembedded",
-    }
-)
-_KNOWN_RULES = _VALUED_RULES | _FLAG_RULES
+# Integer limits: each sets the Directives field named like it (max_snippet...).
+_LIMIT_RULES = frozenset({"max-snippet", "max-video-preview"})
+_VALUED_RULES = _LIMIT_RULES | {"max-image-preview", "unavailable_after"}
+# Each rule without a value → the Directives fields it sets, and to what. "all", "index" and
+# "follow" are the defaults: they never lift a restriction.
+_FLAG_RULES: dict[str, dict[str, bool]] = {
+    "all": {},
+    "index": {},
+    "follow": {},
+    "none": {"index": False, "follow": False},
+    "noindex": {"index": False},
+    "nofollow": {"follow": False},
+    "noarchive": {"archive": False},
+    "nocache": {"archive": False},
+    "nosnippet": {"snippet": False},
+    "notranslate": {"translate": False},
+    "noimageindex": {"imageindex": False},
+    "indexifembedded": {"indexifembedded": True},
+}
+_KNOWN_RULES = _VALUED_RULES | _FLAG_RULES.keys()
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _INTEGER = re.compile(r"[+-]?[0-9]+")
@@ -62,25 +62,24 @@ class Directives:
     unavailable_after: datetime | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        """The item field value: JSON-ready, ``unavailable_after`` as an ISO 8601 UTC string."""
-        return {
-            "index": self.index,
-            "follow": self.follow,
-            "archive": self.archive,
-            "snippet": self.snippet,
-            "max_snippet": self.max_snippet,
-            "max_image_preview": self.max_image_preview,
-            "max_video_preview": self.max_video_preview,
-            "translate": self.translate,
-            "imageindex": self.imageindex,
-            "indexifembedded": self.indexifembedded,
-            "unavailable_after": (
-                self.unavailable_after.isoformat() if self.unavailable_after else None
-            ),
-        }
+        """The item field value, in field order: JSON-ready, ``unavailable_after`` as an
+        ISO 8601 UTC string."""
+        values = _fields_of(self)
+        if self.unavailable_after is not None:
+            values["unavailable_after"] = self.unavailable_after.isoformat()
+        return values
+
+
+_FIELD_NAMES = tuple(field.name for field in fields(Directives))
+
+
+def _fields_of(directives: Directives) -> dict[str, Any]:
+    """Field name → value, in field order."""
+    return {name: getattr(directives, name) for name in _FIELD_NAMES}
 
 
 NO_RULES = Directives()
+_NO_RULES_FIELDS = _fields_of(NO_RULES)
 
 
 class Reading(NamedTuple):
@@ -174,50 +173,24 @@ class _Merge:
     """Folds rules into one Directives; each field only ever moves towards "more restrictive"."""
 
     def __init__(self) -> None:
-        self.index = self.follow = self.archive = self.snippet = True
-        self.translate = self.imageindex = True
-        self.indexifembedded = False
-        self.max_snippet: int | None = None
-        self.max_image_preview: ImagePreview = "large"
-        self.max_video_preview: int | None = None
-        self.unavailable_after: datetime | None = None
+        #: Directives field → value so far, from NO_RULES's; ``Directives(**values)`` at the end.
+        self.values: dict[str, Any] = dict(_NO_RULES_FIELDS)
         self.ignored: list[str] = []
 
     def add(self, name: str, argument: str | None) -> None:
-        if name in _FLAG_RULES:
-            self._flag(name)
+        if (flag := _FLAG_RULES.get(name)) is not None:
+            self.values.update(flag)
         elif name not in _VALUED_RULES:
             self.ignored.append(f"{_text(name, argument)}: unknown rule")
         elif not argument:
             self.ignored.append(f"{_text(name, argument)}: missing value")
-        elif name == "max-snippet":
-            self.max_snippet = self._limit(name, argument, self.max_snippet)
-        elif name == "max-video-preview":
-            self.max_video_preview = self._limit(name, argument, self.max_video_preview)
+        elif name in _LIMIT_RULES:
+            field = name.replace("-", "_")
+            self.values[field] = self._limit(name, argument, self.values[field])
         elif name == "max-image-preview":
             self._image_preview(argument)
         else:
             self._unavailable_after(argument)
-
-    def _flag(self, name: str) -> None:
-        match name:
-            case "noindex":
-                self.index = False
-            case "nofollow":
-                self.follow = False
-            case "none":
-                self.index = self.follow = False
-            case "noarchive" | "nocache":
-                self.archive = False
-            case "nosnippet":
-                self.snippet = False
-            case "notranslate":
-                self.translate = False
-            case "noimageindex":
-                self.imageindex = False
-            case "indexifembedded":
-                self.indexifembedded = True
-            # "all", "index" and "follow" are the defaults: they never lift a restriction.
 
     def _limit(self, name: str, value: str, current: int | None) -> int | None:
         if not _INTEGER.fullmatch(value):
@@ -235,10 +208,10 @@ class _Merge:
     def _image_preview(self, value: str) -> None:
         setting = ascii_lower(value)
         if setting == "none":
-            self.max_image_preview = "none"
+            self.values["max_image_preview"] = "none"
         elif setting == "standard":
-            if self.max_image_preview == "large":
-                self.max_image_preview = "standard"
+            if self.values["max_image_preview"] == "large":
+                self.values["max_image_preview"] = "standard"
         elif setting != "large":
             self.ignored.append(f"max-image-preview: {value}: expected none, standard or large")
 
@@ -246,25 +219,17 @@ class _Merge:
         moment = parse_date(value)
         if moment is None:
             self.ignored.append(f"unavailable_after: {value}: not a valid date")
-        elif self.unavailable_after is None or moment < self.unavailable_after:
-            self.unavailable_after = moment
+        else:
+            current = self.values["unavailable_after"]
+            if current is None or moment < current:
+                self.values["unavailable_after"] = moment
 
     def result(self) -> Directives:
+        found = self.values
         # nosnippet and max-snippet:0 say the same thing: keep both fields in step.
-        snippet = self.snippet and self.max_snippet != 0
-        return Directives(
-            index=self.index,
-            follow=self.follow,
-            archive=self.archive,
-            snippet=snippet,
-            max_snippet=self.max_snippet if snippet else 0,
-            max_image_preview=self.max_image_preview,
-            max_video_preview=self.max_video_preview,
-            translate=self.translate,
-            imageindex=self.imageindex,
-            indexifembedded=self.indexifembedded,
-            unavailable_after=self.unavailable_after,
-        )
+        if not found["snippet"] or found["max_snippet"] == 0:
+            found["snippet"], found["max_snippet"] = False, 0
+        return Directives(**found)
 
 
 _MONTHS = {
