@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
-
 from dataclasses import replace
 
-from scrapy_robotsmeta.robotstxt.explanation import Policy
+import pytest
+
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import Hop, Outcome, allow_all, from_response, unavailable
 from scrapy_robotsmeta.robotstxt.state import (
@@ -155,48 +154,6 @@ def test_tries_of_a_long_outage_keep_the_latest() -> None:
     state.start_fetch(float(MAX_TRIES * 2), TIMING)
     assert len(state.tries) == MAX_TRIES - 1  # room for the try that starts
     assert state.tries[-1][0].status == 500 + MAX_TRIES * 2 - 1
-
-
-def test_explanation_of_rules_names_the_deciding_line_and_group() -> None:
-    """RFC 9309 §2.2.2: the most specific match decides; the explanation cites it."""
-    state = fetched(answered(fresh(), 200))
-    explanation = state.explain("http://example.com/x/y", "bot")
-    assert explanation.policy is Policy.RULES
-    assert explanation.reason == "HTTP 200"
-    assert not explanation.allowed
-    assert str(explanation) == "Disallow: /x (line 2, group *)"
-    assert explanation.as_dict()["tries"] == [
-        [{"url": "http://example.com/robots.txt", "status": 200, "error": None}]
-    ]
-    assert str(state.explain("http://example.com/ok", "bot")) == (
-        "allowed: no rule matches (group *)"
-    )
-
-
-def test_explanation_of_4xx_is_allow_all() -> None:
-    """RFC 9309 §2.3.1.3: an unavailable (4xx) robots.txt allows everything."""
-    explanation = fetched(allow_all("HTTP 404")).explain("http://example.com/x", "bot")
-    assert (explanation.policy, explanation.allowed) == (Policy.ALLOW_ALL, True)
-    assert str(explanation) == "allow all (HTTP 404)"
-
-
-def test_explanation_of_an_outage_and_a_give_up_is_complete_disallow() -> None:
-    """RFC 9309 §2.3.1.4: an unreachable robots.txt means complete disallow."""
-    state = fetched(unavailable("HTTP 503"))
-    explanation = state.explain("http://example.com/", "bot")
-    assert (explanation.policy, explanation.allowed) == (Policy.UNAVAILABLE, False)
-    state.give_up(600.0, TIMING)
-    assert str(state.explain("http://example.com/", "bot")) == (
-        "unavailable, complete disallow (gave up after HTTP 503)"
-    )
-
-
-def test_explanation_before_any_fetch_says_requests_wait() -> None:
-    state = fresh()
-    assert state.explain("http://example.com/", "bot").policy is Policy.UNKNOWN
-    state.start_fetch(0.0, TIMING)
-    explanation = state.explain("http://example.com/", "bot")
-    assert (explanation.reason, explanation.allowed) == ("being fetched", False)
 
 
 def test_try_cut_short_by_the_deadline_keeps_the_reason_before_it() -> None:

@@ -1,0 +1,62 @@
+"""The default storage (``storage/memory.py``): where the origin states that leave memory and
+the parked requests are kept, with and without JOBDIR."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from scrapy import Spider
+from scrapy.utils.defer import deferred_f_from_coro_f
+from scrapy.utils.test import get_crawler
+
+from scrapy_robotsmeta.robotstxt.cache import OriginCache
+from scrapy_robotsmeta.robotstxt.origin import Origin
+from scrapy_robotsmeta.robotstxt.policy import from_response
+from scrapy_robotsmeta.robotstxt.state import Timing
+from scrapy_robotsmeta.storage import MemoryStorage
+from scrapy_robotsmeta.storage.statefile import FILENAME, StateFile
+
+ORIGIN = Origin("http", "example.com", 80)
+
+
+def storage(**settings: Any) -> MemoryStorage:
+    crawler = get_crawler(Spider, settings)
+    return MemoryStorage(crawler, OriginCache(10**9))
+
+
+def fetched(store: MemoryStorage) -> None:
+    state = store.states.get_or_create(ORIGIN)
+    state.start_fetch(0.0, Timing())
+    state.apply(from_response(200, b"User-agent: *\nDisallow: /x\n"), 0.0, Timing())
+
+
+@deferred_f_from_coro_f
+async def test_with_jobdir_states_are_written_beside_the_parked_requests(tmp_path: Path) -> None:
+    store = storage(JOBDIR=str(tmp_path))
+    assert store.state_file is not None
+    assert store.state_file.path == tmp_path / FILENAME
+    await store.open()
+    fetched(store)
+    assert await store.close() == 0
+    again = StateFile(tmp_path).get(ORIGIN)  # what the next run of the job reads
+    assert again is not None
+    assert again.rules is not None
+    assert not again.rules.allowed("http://example.com/x", "bot")
+
+
+@deferred_f_from_coro_f
+async def test_without_jobdir_the_state_file_is_temporary() -> None:
+    store = storage()
+    assert store.state_file is not None
+    path = store.state_file.path
+    await store.open()
+    fetched(store)
+    await store.close()
+    assert not path.exists()
+
+
+def test_spill_off_keeps_no_state_file() -> None:
+    store = storage(ROBOTSTXT_CACHE_SPILL=False)
+    assert store.state_file is None
+    assert store.states.second is None
