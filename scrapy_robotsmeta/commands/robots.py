@@ -179,8 +179,9 @@ class Command(ScrapyCommand):
         elif _on_command_line(settings, name):
             self.robots_timeout = self.crawl_robots_timeout
         settings.set(name, self.robots_timeout, priority="cmdline")
-        # A crawl's retry delays (2 s doubling up to 60 s) would leave one or two retries in
-        # the command's limit: shorter ones show whether the outage ends within it.
+        # A crawl's retry delays (ROBOTSTXT_RETRY_DELAY, doubling up to the maximum) would
+        # leave few retries in the command's limit: shorter ones show whether the outage ends
+        # within it.
         delays = (min(1.0, self.robots_timeout / 10), min(10.0, self.robots_timeout / 4))
         for setting, delay in zip(_RETRY_SETTINGS, delays, strict=True):
             if not _on_command_line(settings, setting):
