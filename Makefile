@@ -40,7 +40,8 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.matcher
 	$(BIN)/python -m benchmarks.meta
 	$(BIN)/python -m benchmarks.crawl
-	$(BIN)/python -m benchmarks.memory
+	$(BIN)/python -m benchmarks.tiers
+	$(BIN)/python -m benchmarks.broad
 	$(BIN)/python -m benchmarks.parked
 	$(BIN)/python -m benchmarks.redis_memory
 	$(BIN)/python -m benchmarks.fleet

@@ -6,7 +6,7 @@ A redis-server of the benchmark's own (on a free 127.0.0.1 port, nothing saved t
 filled through RedisStorage itself, as a crawl fills it:
 
 - origin states: for each origin, the fetch's 200 outcome of a corpus file (the files used in
-  turn, as in benchmarks/memory.py) is applied to its state and published with
+  turn, as in benchmarks/tiers.py) is applied to its state and published with
   ``RedisStorage.publish()`` — the ``P:state:<origin>`` hash of the state's JSON snapshot and
   the robots.txt body, with its expiry;
 - parked requests: requests as a CrawlSpider yields them (a spider-method callback, the rule

@@ -182,7 +182,8 @@ class RobotsTxtMiddleware:
     def _request_scheduled(self, request: Request, **kwargs: Any) -> None:
         self._sent_back.discard(request)
         origin = self._origin(request)
-        if origin is None:
+        if origin is None or (origin not in self._pending and origin not in self.states):
+            # Not in memory: process_request decides it (reading the disk tier there, once).
             return
         state = self.states.get_or_create(origin)
         now = self.clock.seconds()

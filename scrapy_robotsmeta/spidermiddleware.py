@@ -13,7 +13,7 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
-from scrapy_robotsmeta.defaults import DEFAULTS
+from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.robotsmeta.directives import NO_RULES, Directives, read_rules
 from scrapy_robotsmeta.robotsmeta.page import (
     NofollowTargets,
@@ -62,24 +62,16 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
-        settings = crawler.settings
-        if not settings.getbool("ROBOTSMETA_ENABLED", DEFAULTS["ROBOTSMETA_ENABLED"]):
+        settings = PackageSettings(crawler.settings)
+        if not settings.getbool("ROBOTSMETA_ENABLED"):
             raise NotConfigured
         assert crawler.stats is not None
         self._stats: StatsCollector = crawler.stats
-        self._item_field: str = (
-            settings.get("ROBOTSMETA_ITEM_FIELD", DEFAULTS["ROBOTSMETA_ITEM_FIELD"]) or ""
-        )
-        self._obey_nofollow = settings.getbool(
-            "ROBOTSMETA_OBEY_NOFOLLOW", DEFAULTS["ROBOTSMETA_OBEY_NOFOLLOW"]
-        )
-        self._obey_rel_nofollow = settings.getbool(
-            "ROBOTSMETA_OBEY_REL_NOFOLLOW", DEFAULTS["ROBOTSMETA_OBEY_REL_NOFOLLOW"]
-        )
-        self._drop_noindex = settings.getbool(
-            "ROBOTSMETA_DROP_NOINDEX", DEFAULTS["ROBOTSMETA_DROP_NOINDEX"]
-        )
-        self._names = CrawlerToken.from_settings(settings)
+        self._item_field: str = settings.get("ROBOTSMETA_ITEM_FIELD") or ""
+        self._obey_nofollow = settings.getbool("ROBOTSMETA_OBEY_NOFOLLOW")
+        self._obey_rel_nofollow = settings.getbool("ROBOTSMETA_OBEY_REL_NOFOLLOW")
+        self._drop_noindex = settings.getbool("ROBOTSMETA_DROP_NOINDEX")
+        self._names = CrawlerToken.from_settings(crawler.settings)
         self._warned_item_classes: set[type] = set()
         self._recent_response: Response | None = None
         self._recent_page = _Page(self)

@@ -21,7 +21,7 @@ STATE_BYTES = 800
 
 
 def state_bytes(state: OriginState) -> int:
-    """An estimate of the memory *state* holds, in bytes (benchmarks/memory.py checks it)."""
+    """An estimate of the memory *state* holds, in bytes (benchmarks/tiers.py checks it)."""
     rules = state.rules
     return STATE_BYTES if rules is None else STATE_BYTES + rules.size_hint
 
