@@ -437,6 +437,7 @@ class RobotsTxtMiddleware:
             ("disk_hits", cache.second_hits),
             ("spilled", cache.spilled),
             ("forgotten", cache.forgotten),
+            ("disk_errors", cache.second.errors if cache.second is not None else 0),
         ):
             self.stats.set_value(f"robotstxt/cache/{name}", value)
 

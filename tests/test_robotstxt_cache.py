@@ -29,6 +29,7 @@ class Shelf:
 
     def __init__(self) -> None:
         self.states: dict[Origin, OriginState] = {}
+        self.errors = 0
 
     def put(self, states: list[OriginState]) -> None:
         self.states.update((state.origin, state) for state in states)

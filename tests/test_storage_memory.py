@@ -3,9 +3,11 @@ the parked requests are kept, with and without JOBDIR."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any
 
+import pytest
 from scrapy import Spider
 from scrapy.utils.defer import deferred_f_from_coro_f
 from scrapy.utils.test import get_crawler
@@ -60,3 +62,13 @@ def test_spill_off_keeps_no_state_file() -> None:
     store = storage(ROBOTSTXT_CACHE_SPILL=False)
     assert store.state_file is None
     assert store.states.second is None
+
+
+def test_a_damaged_state_file_in_jobdir_leaves_the_crawl_without_a_disk_tier(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / FILENAME).write_bytes(b"not a database, " * 100)
+    with caplog.at_level(logging.WARNING):
+        store = storage(JOBDIR=str(tmp_path))
+    assert store.state_file is None
+    assert "Cannot keep robots.txt states on disk" in caplog.text

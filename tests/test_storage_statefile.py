@@ -102,3 +102,17 @@ def test_unreadable_rules_are_logged_and_fetched_again(
     with caplog.at_level(logging.WARNING):
         assert state_file.get(ORIGIN) is None
     assert "fetching it again" in caplog.text
+
+
+def test_a_file_that_fails_is_logged_once_and_counted(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A disk tier that fails (disk full, file removed…) never fails the crawl: the origins
+    are fetched again instead."""
+    state_file = StateFile(tmp_path)
+    state_file._db.close()
+    with caplog.at_level(logging.WARNING):
+        state_file.put([fetched(allow_all("HTTP 404"))])
+        assert state_file.get(ORIGIN) is None
+    assert state_file.errors == 2
+    assert len(caplog.records) == 1

@@ -27,6 +27,9 @@ def state_bytes(state: OriginState) -> int:
 
 
 class SecondTier(Protocol):
+    #: Reads and writes that failed (each such origin is fetched again if met again).
+    errors: int
+
     def put(self, states: list[OriginState]) -> None: ...
     def get(self, origin: Origin) -> OriginState | None: ...
 

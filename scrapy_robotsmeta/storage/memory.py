@@ -3,6 +3,8 @@ past their bounds (in ``JOBDIR`` when there is one)."""
 
 from __future__ import annotations
 
+import logging
+import sqlite3
 from typing import TYPE_CHECKING
 
 from scrapy.utils.job import job_dir
@@ -11,6 +13,8 @@ from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.parking import ParkingLot
 from scrapy_robotsmeta.storage.base import Storage
 from scrapy_robotsmeta.storage.statefile import StateFile
+
+logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -40,7 +44,14 @@ class MemoryStorage(Storage):
         )
         self.state_file: StateFile | None = None
         if settings.getbool("ROBOTSTXT_CACHE_SPILL"):
-            self.state_file = states.second = StateFile(self.job_dir)
+            try:
+                self.state_file = states.second = StateFile(self.job_dir)
+            except (OSError, sqlite3.Error) as exc:  # a damaged file, a read-only JOBDIR…
+                logger.warning(
+                    "Cannot keep robots.txt states on disk (%s): origins that leave memory "
+                    "will be fetched again if the crawl meets them again",
+                    exc,
+                )
 
     async def open(self) -> None:
         self.parking.restore()

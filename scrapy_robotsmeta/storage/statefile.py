@@ -44,6 +44,8 @@ class StateFile:
             self._temporary = tempfile.TemporaryDirectory(prefix="robotstxt-states-")
             directory = self._temporary.name
         self.path = Path(directory) / FILENAME
+        #: Reads and writes that failed (logged once).
+        self.errors = 0
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path)
         self._db.execute("PRAGMA journal_mode = WAL")
@@ -58,16 +60,25 @@ class StateFile:
         return int(count)
 
     def put(self, states: Iterable[OriginState]) -> None:
-        """Write *states* (in one transaction)."""
+        """Write *states* (in one transaction). A failed write (disk full…) is logged and
+        counted: those origins are fetched again if the crawl meets them again."""
         rows = [(str(s.origin), json.dumps(s.snapshot()), _dump_rules(s)) for s in states]
-        with self._db:
-            self._db.executemany("INSERT OR REPLACE INTO states VALUES (?, ?, ?)", rows)
+        try:
+            with self._db:
+                self._db.executemany("INSERT OR REPLACE INTO states VALUES (?, ?, ?)", rows)
+        except sqlite3.Error as exc:
+            self._failed("write", exc)
 
     def get(self, origin: Origin) -> OriginState | None:
-        """The state last written for *origin*, or None."""
-        row = self._db.execute(
-            "SELECT snapshot, rules FROM states WHERE origin = ?", (str(origin),)
-        ).fetchone()
+        """The state last written for *origin*, or None (also when the file cannot be read:
+        logged and counted, the origin is fetched again)."""
+        try:
+            row = self._db.execute(
+                "SELECT snapshot, rules FROM states WHERE origin = ?", (str(origin),)
+            ).fetchone()
+        except sqlite3.Error as exc:
+            self._failed("read", exc)
+            return None
         if row is None:
             return None
         snapshot = json.loads(row[0])
@@ -83,6 +94,17 @@ class StateFile:
                 return None
         state.adopt(snapshot, rules)
         return state
+
+    def _failed(self, what: str, exc: sqlite3.Error) -> None:
+        if not self.errors:
+            logger.warning(
+                "Cannot %s robots.txt states in %s (%s): origins that leave memory may be "
+                "fetched again",
+                what,
+                self.path,
+                exc,
+            )
+        self.errors += 1
 
     def close(self) -> None:
         self._db.close()
