@@ -261,6 +261,12 @@ class OriginState:
             "give_up_at": self.give_up_at,
         }
 
+    @staticmethod
+    def adoptable(snapshot: dict[str, Any]) -> bool:
+        """Whether *snapshot* has this version's shape: one written by another version of the
+        package (a fleet being upgraded, an old JOBDIR) is not adopted; a fetch replaces it."""
+        return snapshot.get("version") == SNAPSHOT_VERSION
+
     def adopt(self, snapshot: dict[str, Any], rules: RobotsTxt | None) -> None:
         """Take the state another process published (see :meth:`snapshot`), with *rules*
         parsed from the body it published; a fetch of this process in flight, if any, stays

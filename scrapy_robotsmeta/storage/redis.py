@@ -36,7 +36,7 @@ from scrapy_robotsmeta.reactor import Tasks, crawler_clock
 from scrapy_robotsmeta.robotstxt import RobotsTxt
 from scrapy_robotsmeta.robotstxt.origin import Origin, origin_of
 from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Kind
-from scrapy_robotsmeta.robotstxt.state import SNAPSHOT_VERSION, Decision
+from scrapy_robotsmeta.robotstxt.state import Decision, OriginState
 from scrapy_robotsmeta.storage.base import Storage
 
 if TYPE_CHECKING:
@@ -49,7 +49,6 @@ if TYPE_CHECKING:
 
     from scrapy_robotsmeta.robotstxt.cache import OriginCache
     from scrapy_robotsmeta.robotstxt.policy import Outcome
-    from scrapy_robotsmeta.robotstxt.state import OriginState
 
 logger = logging.getLogger(__name__)
 
@@ -309,7 +308,7 @@ class RedisStorage(Storage):
     def _adopt(self, state: OriginState, snapshot: dict[str, Any], body: bytes | None) -> bool:
         """Take a published state; False when another version of this package published it
         (a fleet being upgraded): its next fetch replaces it."""
-        if snapshot.get("version") != SNAPSHOT_VERSION:
+        if not OriginState.adoptable(snapshot):
             return False
         if snapshot == state.snapshot():
             return True

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Kind
-from scrapy_robotsmeta.robotstxt.state import SNAPSHOT_VERSION, OriginState
+from scrapy_robotsmeta.robotstxt.state import OriginState
 
 logger = logging.getLogger(__name__)
 
@@ -82,8 +82,8 @@ class StateFile:
         if row is None:
             return None
         snapshot = json.loads(row[0])
-        if snapshot.get("version") != SNAPSHOT_VERSION:
-            return None  # written by another version of the package: fetched again
+        if not OriginState.adoptable(snapshot):
+            return None
         state = OriginState(origin)
         rules = ALLOW_ALL_RULES if snapshot["kind"] == Kind.ALLOW_ALL.value else None
         if row[1] is not None:
