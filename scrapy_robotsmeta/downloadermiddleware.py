@@ -26,6 +26,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.misc import build_from_crawler, load_object
 from twisted.internet.defer import Deferred
 
+from scrapy_robotsmeta._compat import set_slot_jitter, slot_jitter
 from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.fetcher import RobotsTxtFetcher
 from scrapy_robotsmeta.reactor import Clock, Tasks, crawler_clock
@@ -37,6 +38,7 @@ from scrapy_robotsmeta.robotstxt.state import Change, Decision, OriginState, Tim
 from scrapy_robotsmeta.useragent import CrawlerToken
 
 if TYPE_CHECKING:
+    from scrapy.core.downloader import Slot
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
     from twisted.internet.base import DelayedCall
@@ -464,6 +466,18 @@ class RobotsTxtMiddleware:
             return
         delay = state.rules.crawl_delay(self.token.for_request(request))
         slot = self.crawler.engine.downloader.slots.get(request.meta.get("download_slot", ""))
-        if delay is not None and slot is not None and slot.delay < delay:
-            slot.delay = delay
+        if delay is not None and slot is not None and _raise_floor(slot, delay):
             self.stats.inc_value("robotstxt/crawl_delay_applied")
+
+
+def _raise_floor(slot: Slot, floor: float) -> bool:
+    """Make every wait of the slot at least ``floor``: its delay, and also the random variation
+    Scrapy adds to it (RANDOMIZE_DOWNLOAD_DELAY, DOWNLOAD_DELAY_JITTER), which would otherwise
+    take half of the waits under the Crawl-delay. True if the slot changed."""
+    changed = slot.delay < floor
+    if changed:
+        slot.delay = floor
+    if slot.delay * (1 - slot_jitter(slot)) < floor:
+        set_slot_jitter(slot, 1 - floor / slot.delay)
+        changed = True
+    return changed
