@@ -1,9 +1,13 @@
-"""The demo site: four small origins on 127.0.0.1 (one port each), each showing part of
+"""The demo site: five small origins on 127.0.0.1 (one port each), each showing part of
 scrapy-robotsmeta.
 
 - main: robots.txt with a group for the demo crawler (``examplebot``) beside ``*``; pages with
   meta nofollow, meta noindex, a bot-named meta, ``unavailable_after`` with a comma date, and
-  a PDF with X-Robots-Tag headers.
+  a PDF with X-Robots-Tag headers; a page with the ``noai`` meta, one with a ``Content-Usage``
+  header.
+- signals: robots.txt as Cloudflare's managed one writes it, ``Content-Signal: search=yes,
+  ai-train=no`` in the ``*`` group, with a ``Content-Usage`` rule for one path; a page with
+  ``noimageai``.
 - no_robots: robots.txt answers 404 with an error page that reads like ``Disallow: /``.
 - flaky: robots.txt answers 503 three times, then recovers.
 - down: robots.txt answers 503 for good.
@@ -20,7 +24,7 @@ from collections.abc import Mapping
 
 from scrapy_robotsmeta.testing import Answer, Site, links_page, sequence, static, with_headers
 
-ROLES = ("main", "no_robots", "flaky", "down")
+ROLES = ("main", "signals", "no_robots", "flaky", "down")
 UNAVAILABLE = static(b"Service unavailable\n", 503)
 
 
@@ -52,6 +56,16 @@ Disallow: /
 
 FLAKY_ROBOTS_TXT = b"User-agent: *\nDisallow: /admin/\n"
 
+# Cloudflare's managed robots.txt puts its Content Signals in the * group; the IETF drafts'
+# Content-Usage rule is scoped to a path. The most restrictive statement wins: /open/ pages
+# are still not for AI training.
+SIGNALS_ROBOTS_TXT = b"""\
+User-Agent: *
+Content-Signal: search=yes, ai-train=no
+Content-Usage: /open/ train-ai=y
+Allow: /
+"""
+
 PDF = b"%PDF-1.4\n1 0 obj <</Type /Catalog /Pages 2 0 R>> endobj\n2 0 obj <</Type /Pages /Kids [] /Count 0>> endobj\ntrailer <</Root 1 0 R>>\n%%EOF\n"  # noqa: E501
 
 
@@ -70,6 +84,9 @@ def routes(origins: Mapping[str, str]) -> dict[str, dict[str, Answer]]:
                 "/bot-meta.html",
                 "/event.html",
                 "/docs/report.pdf",
+                "/noai.html",
+                "/licensed.html",
+                f"{origins['signals']}/",
                 f"{origins['no_robots']}/",
                 f"{origins['flaky']}/",
                 f"{origins['down']}/",
@@ -99,10 +116,24 @@ def routes(origins: Mapping[str, str]) -> dict[str, dict[str, Answer]]:
                     '23:59:59 GMT, max-image-preview:standard">\n'
                 ),
             ),
+            "/noai.html": titled_page(
+                "Not for AI training", head='<meta name="robots" content="noai">\n'
+            ),
+            "/licensed.html": with_headers(
+                titled_page("Licensed for training"), ("Content-Usage", "train-ai=y, search=y")
+            ),
             "/docs/report.pdf": with_headers(
                 static(PDF, headers={"Content-Type": "application/pdf"}),
                 ("X-Robots-Tag", "noindex"),
                 ("X-Robots-Tag", "examplebot: noarchive, otherbot: nosnippet"),
+            ),
+        },
+        "signals": {
+            "/robots.txt": static(SIGNALS_ROBOTS_TXT),
+            "/": titled_page("Content signals", "/open/data.html", "/gallery.html"),
+            "/open/data.html": titled_page("Open data"),
+            "/gallery.html": titled_page(
+                "Gallery", head='<meta name="robots" content="noimageai">\n'
             ),
         },
         "no_robots": {

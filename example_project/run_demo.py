@@ -27,7 +27,7 @@ from scrapy_robotsmeta.testing import Site
 
 HERE = Path(__file__).resolve().parent
 # The keys of the item field whose values the summary counts.
-COUNTED_KEYS = ("index", "snippet", "max_image_preview")
+COUNTED_KEYS = ("index", "snippet", "max_image_preview", "ai_train")
 
 
 def main(argv: list[str] | None = None) -> int:

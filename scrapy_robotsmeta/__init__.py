@@ -6,7 +6,8 @@ from scrapy_robotsmeta.addon import Addon
 from scrapy_robotsmeta.downloadermiddleware import RobotsTxtMiddleware
 from scrapy_robotsmeta.robotsmeta.directives import Directives
 from scrapy_robotsmeta.robotstxt import RobotsTxt, Rule, Verdict
-from scrapy_robotsmeta.spidermiddleware import RobotsMetaMiddleware, directives_for
+from scrapy_robotsmeta.spidermiddleware import RobotsMetaMiddleware, directives_for, usage_for
+from scrapy_robotsmeta.usage.preferences import USES, Preferences, Statement
 
 try:
     __version__ = version("scrapy-robotsmeta")
@@ -14,13 +15,17 @@ except PackageNotFoundError:  # imported from a source tree that was never insta
     __version__ = "0+unknown"
 
 __all__ = [
+    "USES",
     "Addon",
     "Directives",
+    "Preferences",
     "RobotsMetaMiddleware",
     "RobotsTxt",
     "RobotsTxtMiddleware",
     "Rule",
+    "Statement",
     "Verdict",
     "__version__",
     "directives_for",
+    "usage_for",
 ]

@@ -41,6 +41,9 @@ DEFAULTS: dict[str, Any] = {
     "ROBOTSMETA_OBEY_NOFOLLOW": True,
     "ROBOTSMETA_OBEY_REL_NOFOLLOW": False,
     "ROBOTSMETA_DROP_NOINDEX": False,
+    # The crawl's purposes (uses: search, ai-input, ai-train, ai-use, ai-train-images): items
+    # of a page whose site or page refuses one of them are dropped. Empty: none is.
+    "ROBOTSMETA_PURPOSE": [],
 }
 
 

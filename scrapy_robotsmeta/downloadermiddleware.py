@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from scrapy.statscollectors import StatsCollector
     from twisted.internet.base import DelayedCall
 
+    from scrapy_robotsmeta.robotstxt import RobotsTxt
     from scrapy_robotsmeta.robotstxt.policy import Outcome
     from scrapy_robotsmeta.storage import Storage
 
@@ -52,6 +53,9 @@ logger = logging.getLogger(__name__)
 _EXEMPT_SCHEMES = ("data:", "file:")
 #: Request meta key that exempts a request from robots.txt (Scrapy's own).
 DONT_OBEY = "dont_obey_robotstxt"
+#: The request meta key that carries, to the response, the usage preferences its origin's
+#: robots.txt stated for its URL when it was downloaded (a Preferences; absent when none).
+USAGE_META_KEY = "robotstxt_usage"
 
 
 class RobotsTxtMiddleware:
@@ -131,6 +135,7 @@ class RobotsTxtMiddleware:
             token = self.token.for_request(request)
             if not state.rules.allowed(request.url, token):
                 self._forbid(state, request, token)
+            self._record_usage(state.rules, request, token)
         elif decision is Decision.DROP:
             self.stats.inc_value("robotstxt/unavailable_dropped")
             logger.debug(
@@ -142,6 +147,21 @@ class RobotsTxtMiddleware:
         elif state.fetch_due(now) and not self._closed:
             self._start_fetch(state, request)
         return decision
+
+    def _record_usage(self, rules: RobotsTxt, request: Request, token: str) -> None:
+        """Put on the request, for its response, the preferences robots.txt states for it now:
+        by the time an item is made of the response, the origin may have been refreshed or
+        have left the cache."""
+        reading = rules.read_usage(request.url, token)
+        if reading.preferences.statements:
+            request.meta[USAGE_META_KEY] = reading.preferences
+        for reason in reading.ignored:
+            self.stats.inc_value("robotstxt/usage_ignored")
+            logger.debug(
+                "Ignored part of a usage preference for %(request)s: %(reason)s",
+                {"request": request, "reason": reason},
+                extra={"spider": self.crawler.spider},
+            )
 
     def _forbid(self, state: OriginState, request: Request, token: str) -> None:
         why = str(state.explain(request.url, token))
@@ -155,6 +175,9 @@ class RobotsTxtMiddleware:
 
     # spider: passed by Scrapy < 2.14 only.
     async def process_request(self, request: Request, spider: Any = None) -> Request | None:
+        # A redirect's request comes with a copy of its predecessor's meta: what robots.txt
+        # said of the other URL is no statement about this one.
+        request.meta.pop(USAGE_META_KEY, None)
         while True:
             origin = self._origin(request)
             if origin is None:

@@ -17,6 +17,7 @@ from scrapy.utils.python import to_unicode
 
 from scrapy_robotsmeta.defaults import DEFAULTS, PackageSettings
 from scrapy_robotsmeta.robotsmeta.directives import NO_RULES
+from scrapy_robotsmeta.usage.preferences import USES
 
 if TYPE_CHECKING:
     from io import BytesIO
@@ -25,8 +26,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: The keys of the item field, in their order: one CSV column each.
-DIRECTIVE_KEYS = tuple(NO_RULES.to_dict())
+#: The keys of the item field, in their order (the directives, then the usage preferences):
+#: one CSV column each.
+ROBOTS_FIELD_KEYS = (*NO_RULES.to_dict(), *USES)
 
 
 # Public as get_serialized_fields since Scrapy 2.14.
@@ -41,7 +43,7 @@ class CsvItemExporter(exporters.CsvItemExporter):
     """Scrapy's CSV exporter, with the robots field written as one column per directive.
 
     The field ``robots`` becomes the columns ``robots.index``, ``robots.follow``… (all of
-    :data:`DIRECTIVE_KEYS`, whatever the item holds: an item without the field gets empty
+    :data:`ROBOTS_FIELD_KEYS`, whatever the item holds: an item without the field gets empty
     cells). The columns are fixed by the first item, with the robots field when it is a dict,
     or by ``FEED_EXPORT_FIELDS``, where listing ``robots`` gives all its columns and
     ``{"robots": "R"}`` names them ``R.index``…; so every row has the same columns, with or
@@ -103,7 +105,7 @@ class CsvItemExporter(exporters.CsvItemExporter):
 
     def _expand(self, column: str) -> list[str]:
         if self.robots_field and column == self._robots_column:
-            return [f"{column}.{key}" for key in DIRECTIVE_KEYS]
+            return [f"{column}.{key}" for key in ROBOTS_FIELD_KEYS]
         return [column]
 
     def _cells(self, column: str, value: Any) -> Iterator[Any]:
@@ -111,7 +113,7 @@ class CsvItemExporter(exporters.CsvItemExporter):
             yield value
             return
         directives = value if isinstance(value, Mapping) else {}
-        for key in DIRECTIVE_KEYS:
+        for key in ROBOTS_FIELD_KEYS:
             yield directives.get(key)
 
     def _text(self, value: Any) -> Any:

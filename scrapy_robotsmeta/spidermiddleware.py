@@ -1,4 +1,5 @@
-"""Obey page-level robots rules in what a callback yields, and tag its items with them."""
+"""Obey page-level robots rules in what a callback yields, and tag its items with them and with
+the usage preferences that applied when the page was downloaded."""
 
 from __future__ import annotations
 
@@ -14,13 +15,23 @@ from scrapy.http import Response
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from scrapy_robotsmeta.defaults import PackageSettings
+from scrapy_robotsmeta.downloadermiddleware import USAGE_META_KEY
 from scrapy_robotsmeta.robotsmeta.directives import NO_RULES, Directives, read_rules
 from scrapy_robotsmeta.robotsmeta.page import (
     NofollowTargets,
     header_values,
     meta_contents,
     rel_nofollow_urls,
+    usage_header,
 )
+from scrapy_robotsmeta.robotstxt.origin import origin_of
+from scrapy_robotsmeta.usage.preferences import (
+    NO_PREFERENCES,
+    Preferences,
+    Statement,
+    use_named,
+)
+from scrapy_robotsmeta.usage.vocabulary import read_content_signal, read_content_usage
 from scrapy_robotsmeta.useragent import CrawlerToken
 
 if TYPE_CHECKING:
@@ -38,6 +49,7 @@ class _Page:
 
     owner: RobotsMetaMiddleware
     directives: Directives | None = None
+    usage: Preferences | None = None
     nofollow_targets: NofollowTargets | None = None
 
 
@@ -57,6 +69,14 @@ def directives_for(response: Response) -> Directives | None:
     return None if page is None else page.owner.directives(response)
 
 
+def usage_for(response: Response) -> Preferences | None:
+    """The usage preferences of the response a callback is handling, from all their sources
+    (robots.txt as it was when the response was downloaded, headers, page rules); None as for
+    :func:`directives_for`."""
+    page = _PAGES.get(response)
+    return None if page is None else page.owner.usage(response)
+
+
 class RobotsMetaMiddleware(BaseSpiderMiddleware):
     """Drops what a ``nofollow`` page yields, tags its items, and optionally more (see README)."""
 
@@ -71,6 +91,14 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
         self._obey_nofollow = settings.getbool("ROBOTSMETA_OBEY_NOFOLLOW")
         self._obey_rel_nofollow = settings.getbool("ROBOTSMETA_OBEY_REL_NOFOLLOW")
         self._drop_noindex = settings.getbool("ROBOTSMETA_DROP_NOINDEX")
+        try:
+            self._purposes = tuple(
+                dict.fromkeys(map(use_named, settings.getlist("ROBOTSMETA_PURPOSE")))
+            )
+        except ValueError as exc:
+            raise ValueError(f"ROBOTSMETA_PURPOSE: {exc}") from None
+        # (origin, use) pairs whose refusal was logged: once each, as the first item dropped.
+        self._refusals_logged: set[tuple[str, str]] = set()
         self._names = CrawlerToken.from_settings(crawler.settings)
         self._warned_item_classes: set[type] = set()
         self._recent_response: Response | None = None
@@ -85,8 +113,15 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
         """The effective directives of *response*, read on the first call only."""
         page = self._page(response)
         if page.directives is None:
-            page.directives = self._read(response)
+            page.directives, page.usage = self._read(response)
         return page.directives
+
+    def usage(self, response: Response) -> Preferences:
+        """The usage preferences of *response*, read on the first call only."""
+        page = self._page(response)
+        if page.usage is None:
+            page.directives, page.usage = self._read(response)
+        return page.usage
 
     def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
         if response is None or request.meta.get(DONT_OBEY_META_KEY):
@@ -102,15 +137,21 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
         return request
 
     def get_processed_item(self, item: Any, response: Response | None) -> Any:
-        if response is None or not (self._item_field or self._drop_noindex):
+        if response is None or not (self._item_field or self._drop_noindex or self._purposes):
             return item
         directives = self.directives(response)
         if self._drop_noindex and not directives.index:
             self._stats.inc_value("robotsmeta/item_dropped/noindex")
             logger.debug("Dropped an item of %s: the page says noindex", response)
             return None
+        usage = self.usage(response)
+        for use in self._purposes:
+            refusal = usage.refusal(use)
+            if refusal is not None:
+                self._drop_refused(response, refusal)
+                return None
         if self._item_field:
-            self._tag(item, directives)
+            self._tag(item, directives.to_dict() | usage.to_dict())
         return item
 
     def _page(self, response: Response) -> _Page:
@@ -124,20 +165,55 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
         self._recent_response, self._recent_page = response, page
         return page
 
-    def _read(self, response: Response) -> Directives:
+    def _read(self, response: Response) -> tuple[Directives, Preferences]:
+        """The page's directives and usage preferences."""
+        recorded = _recorded_usage(response)
         try:
             name = self._names.name_for_request(response.request)
             reading = read_rules(header_values(response), meta_contents(response, name), name)
+            header_usage = self._header_usage(response)
         except Exception:  # a page must never break the crawl; the traceback is for a bug report
             self._stats.inc_value("robotsmeta/read_error")
             logger.exception(
-                "Could not read the robots rules of %s; it counts as unrestricted", response
+                "Could not read the robots rules of %s; it counts as unrestricted, with only "
+                "the usage preferences of robots.txt",
+                response,
             )
-            return NO_RULES
+            return NO_RULES, recorded
         for reason in reading.ignored:
             self._stats.inc_value("robotsmeta/rule_ignored")
             logger.debug("Ignored a robots rule of %s: %s", response, reason)
-        return reading.directives
+        return reading.directives, recorded + header_usage + Preferences(reading.usage)
+
+    def _header_usage(self, response: Response) -> Preferences:
+        statements: list[Statement] = []
+        for name, read in (
+            ("Content-Usage", read_content_usage),
+            ("Content-Signal", read_content_signal),
+        ):
+            value = usage_header(response, name)
+            if value is None:
+                continue
+            reading = read(value, f"header {name}: {value}")
+            statements += reading.statements
+            for reason in reading.ignored:
+                self._stats.inc_value("robotsmeta/usage_ignored")
+                logger.debug("Ignored part of a usage preference of %s: %s", response, reason)
+        return Preferences(tuple(statements)) if statements else NO_PREFERENCES
+
+    def _drop_refused(self, response: Response, refusal: Statement) -> None:
+        self._stats.inc_value(f"robotsmeta/item_dropped/{refusal.use}")
+        origin = origin_of(response.url)
+        key = (str(origin) if origin is not None else response.url, refusal.use)
+        if key in self._refusals_logged:
+            logger.debug("Dropped an item of %s: %s", response, refusal)
+            return
+        self._refusals_logged.add(key)
+        logger.info(
+            "Dropping items of %(origin)s: it refuses %(use)s, a purpose of this crawl "
+            "(ROBOTSMETA_PURPOSE), by %(source)s; first one from %(response)s",
+            {"origin": key[0], "use": refusal.use, "source": refusal.source, "response": response},
+        )
 
     def _nofollow_targets(self, response: Response) -> NofollowTargets:
         page = self._page(response)
@@ -157,13 +233,13 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
         self._stats.inc_value(f"robotsmeta/request_dropped/{reason}")
         logger.debug("Dropped %s from %s: %s", request, response, why)
 
-    def _tag(self, item: Any, directives: Directives) -> None:
+    def _tag(self, item: Any, value: dict[str, Any]) -> None:
         field = self._item_field
         if not ItemAdapter.is_item(item):
             problem = "itemadapter does not support them"
         else:
             try:
-                ItemAdapter(item)[field] = directives.to_dict()
+                ItemAdapter(item)[field] = value
                 return
             except KeyError:
                 problem = f"they do not declare the field {field!r}"
@@ -181,3 +257,11 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
                 item_class.__qualname__,
                 problem,
             )
+
+
+def _recorded_usage(response: Response) -> Preferences:
+    """What robots.txt stated for the response's URL when it was downloaded (see
+    ``RobotsTxtMiddleware``); nothing when robots.txt was not checked."""
+    request = response.request
+    recorded = request.meta.get(USAGE_META_KEY) if request is not None else None
+    return recorded if isinstance(recorded, Preferences) else NO_PREFERENCES

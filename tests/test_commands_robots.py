@@ -323,3 +323,28 @@ async def test_page_metas_are_read_for_the_crawler_name_not_the_token(site: Site
     assert report["page"]["metas"] == ["noindex"]
     assert report["page"]["directives"]["index"] is False
     assert report["page"]["directives"]["follow"] is True
+
+
+def test_usage_preferences_are_shown_with_where_each_was_read(demo: dict[str, str]) -> None:
+    """The Content-Signal line and the Content-Usage rule of robots.txt both speak of AI
+    training for /open/: each is listed with its line, and the most restrictive applies."""
+    url = f"{demo['signals']}/open/data.html"
+    status, report = scrapy_robots_json(url, cwd=EXAMPLE_PROJECT)
+    assert status == 0
+    usage = report["page"]["usage"]
+    assert usage["ai_train"] == {
+        "allowed": False,
+        "statements": [
+            {
+                "allowed": False,
+                "source": "robots.txt line 2: Content-Signal: search=yes, ai-train=no",
+            },
+            {"allowed": True, "source": "robots.txt line 3: Content-Usage: /open/ train-ai=y"},
+        ],
+    }
+    assert usage["search"]["allowed"] is True
+    assert usage["ai_input"] == {"allowed": None, "statements": []}
+    status, text = scrapy_robots(f"{demo['main']}/noai.html", cwd=EXAMPLE_PROJECT)
+    assert status == 0
+    assert "    ai_train            false  no by meta robots: noai" in text.splitlines()
+    assert "    search              null   no statement" in text.splitlines()

@@ -56,13 +56,14 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
 
 def test_summary_counts(demo: Demo) -> None:
     for expected in (
-        "Pages fetched               12",
+        "Pages fetched               17",
         "Refused by robots.txt       3  (2 by its rules, 1 because it was unavailable)",
         "Dropped by meta nofollow    1",
-        "Items                       12",
-        "  robots.index              true 10, false 2",
-        "  robots.snippet            true 11, false 1",
-        "  robots.max_image_preview  large 10, standard 1, none 1",
+        "Items                       17",
+        "  robots.index              true 15, false 2",
+        "  robots.snippet            true 16, false 1",
+        "  robots.max_image_preview  large 15, standard 1, none 1",
+        "  robots.ai_train           null 12, false 4, true 1",
     ):
         assert expected in demo.summary_lines
 
@@ -70,6 +71,7 @@ def test_summary_counts(demo: Demo) -> None:
 def test_summary_tells_how_robots_txt_applied_per_origin(demo: Demo) -> None:
     per_origin = {line.split()[0]: line for line in demo.summary_lines if "127.0.0.1" in line}
     assert per_origin["main"].endswith("  200: rules (HTTP 200)")
+    assert per_origin["signals"].endswith("  200: rules (HTTP 200)")
     assert per_origin["no_robots"].endswith("  404: allow all (HTTP 404)")
     assert per_origin["flaky"].endswith("  503 503 503 200: rules (HTTP 200)")
     assert per_origin["down"].endswith(": unavailable, complete disallow (gave up after HTTP 503)")
@@ -77,10 +79,24 @@ def test_summary_tells_how_robots_txt_applied_per_origin(demo: Demo) -> None:
 
 def test_pages_refused_or_dropped_are_not_exported(demo: Demo) -> None:
     paths = sorted(urlsplit(item["url"]).path for item in demo.items)
-    assert paths.count("/") == 3  # main, no_robots and flaky; down was never fetched
+    assert paths.count("/") == 4  # main, signals, no_robots, flaky; down was never fetched
     for path in ("/drafts/wip.html", "/admin/", "/hidden.html"):
         assert path not in paths
     assert "/drafts/published.html" in paths
+
+
+def test_jsonl_items_carry_usage_preferences_from_each_source(demo: Demo) -> None:
+    """robots.txt Content-Signal and Content-Usage, the Content-Usage header and the noai /
+    noimageai metas; where several speak, the most restrictive wins."""
+    signals = demo.item("/open/data.html")["robots"]  # Content-Signal no, Content-Usage y
+    assert (signals["search"], signals["ai_train"], signals["ai_input"]) == (True, False, None)
+    gallery = demo.item("/gallery.html")["robots"]
+    assert (gallery["ai_train"], gallery["ai_train_images"]) == (False, False)
+    licensed = demo.item("/licensed.html")["robots"]
+    assert (licensed["search"], licensed["ai_train"], licensed["ai_use"]) == (True, True, None)
+    noai = demo.item("/noai.html")["robots"]
+    assert (noai["ai_train"], noai["ai_train_images"], noai["search"]) == (False, False, None)
+    assert demo.item("/about.html")["robots"]["ai_train"] is None
 
 
 def test_jsonl_items_carry_the_directives(demo: Demo) -> None:

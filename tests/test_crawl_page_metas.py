@@ -21,13 +21,13 @@ from scrapy.spiders import SitemapSpider
 from scrapy.utils.defer import deferred_f_from_coro_f
 from twisted.python.failure import Failure
 
-from scrapy_robotsmeta import Directives, directives_for
+from scrapy_robotsmeta import USES, Directives, directives_for, usage_for
 from scrapy_robotsmeta.testing import Site, html, links_page, static, with_headers
 from tests.crawl import crawl
 
 NOFOLLOW = "robotsmeta/request_dropped/nofollow"
 REL_NOFOLLOW = "robotsmeta/request_dropped/rel_nofollow"
-UNRESTRICTED = Directives().to_dict()
+UNRESTRICTED = Directives().to_dict() | dict.fromkeys(USES)
 
 
 def meta(content: str, name: str = "robots") -> str:
@@ -185,6 +185,11 @@ async def test_item_field_in_a_json_lines_feed(site: Site, tmp_path: Path) -> No
         "imageindex": False,
         "indexifembedded": True,
         "unavailable_after": "2025-12-03T13:09:53+00:00",
+        "search": None,
+        "ai_input": None,
+        "ai_train": None,
+        "ai_use": None,
+        "ai_train_images": None,
     }
     assert by_url[site.url("/a")]["robots"] == UNRESTRICTED
 
@@ -456,10 +461,11 @@ class DirectivesSpider(Spider):
 
     def parse(self, response: Response, **kwargs: Any) -> Iterator[Any]:
         title = response.css("title::text").get()
-        directives = directives_for(response)
+        directives, usage = directives_for(response), usage_for(response)
         assert directives is not None
+        assert usage is not None
         assert directives_for(response) is directives
-        yield {"url": response.url, "title": title, "seen": directives.to_dict()}
+        yield {"url": response.url, "title": title, "seen": directives.to_dict() | usage.to_dict()}
         if isinstance(response, HtmlResponse):
             yield from response.follow_all(css="a")
 

@@ -21,11 +21,11 @@ from scrapy.http import Response
 from scrapy.utils.defer import deferred_f_from_coro_f
 from scrapy.utils.misc import load_object
 
-from scrapy_robotsmeta.exporters import DIRECTIVE_KEYS, CsvItemExporter, XmlItemExporter
+from scrapy_robotsmeta.exporters import ROBOTS_FIELD_KEYS, CsvItemExporter, XmlItemExporter
 from scrapy_robotsmeta.testing import Site, html, links_page, static
 from tests.crawl import crawl
 
-ROBOTS_COLUMNS = [f"robots.{key}" for key in DIRECTIVE_KEYS]
+ROBOTS_COLUMNS = [f"robots.{key}" for key in ROBOTS_FIELD_KEYS]
 
 
 def demo_site(site: Site) -> list[str]:
@@ -99,7 +99,7 @@ async def test_csv_feed_export_fields_renaming_robots_renames_its_columns(
 ) -> None:
     fields = {"url": "URL", "robots": "Robots"}
     header, rows = csv_rows(await export(site, tmp_path, "csv", FEED_EXPORT_FIELDS=fields))
-    assert header == ["URL", *(f"Robots.{key}" for key in DIRECTIVE_KEYS)]
+    assert header == ["URL", *(f"Robots.{key}" for key in ROBOTS_FIELD_KEYS)]
     assert by_path(site, rows, "URL")["/snippet"]["Robots.index"] == "False"
 
 
@@ -124,7 +124,7 @@ async def test_csv_without_header_line_has_the_same_columns_in_every_row(
     with path.open(encoding="utf-8", newline="") as lines:
         rows = list(csv.reader(lines))
     assert len(rows) == 4
-    assert {len(row) for row in rows} == {1 + len(DIRECTIVE_KEYS)}
+    assert {len(row) for row in rows} == {1 + len(ROBOTS_FIELD_KEYS)}
 
 
 @deferred_f_from_coro_f
@@ -136,7 +136,7 @@ async def test_xml_writes_no_none_text(site: Site, tmp_path: Path) -> None:
     plain = next(item for item in items if item.findtext("url", "").endswith("/plain"))
     robots = plain.find("robots")
     assert robots is not None
-    assert [child.tag for child in robots] == list(DIRECTIVE_KEYS)
+    assert [child.tag for child in robots] == list(ROBOTS_FIELD_KEYS)
     assert robots.findtext("max_snippet") == ""
     assert robots.findtext("index") == "True"
 
@@ -149,7 +149,7 @@ async def test_json_formats_keep_the_field_as_an_object(
     text = (await export(site, tmp_path, format_)).read_text("utf-8")
     items = json.loads(text) if format_ == "json" else [json.loads(x) for x in text.splitlines()]
     assert len(items) == 4
-    assert all(list(item["robots"]) == list(DIRECTIVE_KEYS) for item in items)
+    assert all(list(item["robots"]) == list(ROBOTS_FIELD_KEYS) for item in items)
     assert {item["robots"]["max_snippet"] for item in items} == {None, 0}
 
 
@@ -205,7 +205,7 @@ async def test_csv_follows_robotsmeta_item_field(site: Site, tmp_path: Path) -> 
     header, rows = csv_rows(
         await export(site, tmp_path, "csv", ROBOTSMETA_ITEM_FIELD="page_rules")
     )
-    assert header == ["url", *(f"page_rules.{key}" for key in DIRECTIVE_KEYS)]
+    assert header == ["url", *(f"page_rules.{key}" for key in ROBOTS_FIELD_KEYS)]
     assert by_path(site, rows)["/snippet"]["page_rules.index"] == "False"
 
 

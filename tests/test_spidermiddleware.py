@@ -19,7 +19,7 @@ from scrapy.http import HtmlResponse, Response, TextResponse, XmlResponse
 from scrapy.statscollectors import StatsCollector
 from scrapy.utils.test import get_crawler
 
-from scrapy_robotsmeta import RobotsMetaMiddleware, directives_for
+from scrapy_robotsmeta import USES, RobotsMetaMiddleware, directives_for, usage_for
 
 URL = "http://example.com/dir/page.html"
 FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
@@ -34,6 +34,7 @@ FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
     "imageindex": bool,
     "indexifembedded": bool,
     "unavailable_after": (str, type(None)),
+    **dict.fromkeys(USES, (bool, type(None))),
 }
 
 
@@ -69,9 +70,10 @@ def assert_read_cleanly(response: Response, rel_nofollow: bool = False) -> dict[
     requests = [output for output in passed if isinstance(output, Request)]
     if not robots["follow"]:
         assert requests == []
-    directives = directives_for(response)
+    directives, usage = directives_for(response), usage_for(response)
     assert directives is not None
-    assert directives.to_dict() == robots
+    assert usage is not None
+    assert directives.to_dict() | usage.to_dict() == robots
     return robots
 
 
@@ -219,3 +221,12 @@ def test_what_hostile_pages_say_is_still_obeyed() -> None:
     assert assert_read_cleanly(HOSTILE_PAGES["1-MB-content"]())["archive"] is False
     assert assert_read_cleanly(HOSTILE_PAGES["1-MB-header"]())["index"] is False
     assert assert_read_cleanly(HOSTILE_PAGES["1000-headers"]())["index"] is True
+
+
+def test_purposes_are_read_once_and_an_unknown_one_is_refused_at_start() -> None:
+    """ROBOTSMETA_PURPOSE names uses as the signals write them or as item keys."""
+    purposes = {"ROBOTSMETA_PURPOSE": "ai-train, AI_Input,ai-train"}
+    mw = RobotsMetaMiddleware(get_crawler(Spider, purposes))
+    assert mw._purposes == ("ai_train", "ai_input")
+    with pytest.raises(ValueError, match="ROBOTSMETA_PURPOSE: unknown use 'ai-everything'"):
+        RobotsMetaMiddleware(get_crawler(Spider, {"ROBOTSMETA_PURPOSE": ["ai-everything"]}))

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
+from scrapy_robotsmeta.usage.preferences import USES, Preferences
 
 EXIT_ALLOWED = 0
 EXIT_DISALLOWED = 1
@@ -53,8 +54,10 @@ class Page:
     x_robots_tag: tuple[str, ...]
     #: Contents of the metas named ``robots`` or the crawler's name, in document order.
     metas: tuple[str, ...]
-    #: The item field value; None when RobotsMetaMiddleware is not enabled.
+    #: The directives of the item field; None when RobotsMetaMiddleware is not enabled.
     directives: dict[str, Any] | None
+    #: Every usage statement that applied, with its source; None as for ``directives``.
+    usage: Preferences | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -63,6 +66,23 @@ class Page:
             "x_robots_tag": list(self.x_robots_tag),
             "metas": list(self.metas),
             "directives": self.directives,
+            "usage": self._usage_dict(),
+        }
+
+    def _usage_dict(self) -> dict[str, Any] | None:
+        """Use → its combined value and each statement about it, with where it was read."""
+        if self.usage is None:
+            return None
+        return {
+            use: {
+                "allowed": self.usage.allows(use),
+                "statements": [
+                    {"allowed": s.allowed, "source": s.source}
+                    for s in self.usage.statements
+                    if s.use == use
+                ],
+            }
+            for use in USES
         }
 
     def lines(self, name: str) -> list[str]:
@@ -80,6 +100,16 @@ class Page:
             lines += [
                 f"    {key:<20}{json.dumps(value)}" for key, value in self.directives.items()
             ]
+        if self.usage is not None:
+            lines.append("  usage preferences (most restrictive of their statements)")
+            for use in USES:
+                sources = [
+                    f"{'yes' if s.allowed else 'no'} by {s.source}"
+                    for s in self.usage.statements
+                    if s.use == use
+                ]
+                value = json.dumps(self.usage.allows(use))
+                lines.append(f"    {use:<20}{value:<7}{'; '.join(sources) or 'no statement'}")
         return lines
 
 

@@ -21,7 +21,7 @@ from scrapy_robotsmeta.downloadermiddleware import RobotsTxtMiddleware
 from scrapy_robotsmeta.robotsmeta.page import header_values, meta_contents
 from scrapy_robotsmeta.robotstxt.explanation import Policy
 from scrapy_robotsmeta.robotstxt.origin import origin_of
-from scrapy_robotsmeta.spidermiddleware import directives_for
+from scrapy_robotsmeta.spidermiddleware import directives_for, usage_for
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from twisted.python.failure import Failure
 
     from scrapy_robotsmeta.robotsmeta.directives import Directives
+    from scrapy_robotsmeta.usage.preferences import Preferences
 
 _CMDLINE = SETTINGS_PRIORITIES["cmdline"]
 
@@ -77,6 +78,7 @@ class _Probe(Spider):
         self.request: Request | None = None
         self.response: Response | None = None
         self.directives: Directives | None = None
+        self.usage: Preferences | None = None
         self.failure: Failure | None = None
 
     async def start(self) -> AsyncIterator[Request]:
@@ -92,6 +94,7 @@ class _Probe(Spider):
     def parse(self, response: Response, **kwargs: Any) -> None:
         self.request, self.response = response.request, response
         self.directives = directives_for(response)
+        self.usage = usage_for(response)
 
     def failed(self, failure: Failure) -> None:
         # Scrapy sets the request on the failures it passes to an errback.
@@ -121,7 +124,8 @@ class Command(ScrapyCommand):
             "Fetch a URL as a crawl with scrapy-robotsmeta would (robots.txt first, redirects "
             "followed) and print the origin, the robots.txt fetch and the policy that applied, "
             "the product token, the group and the rule that decided, then the page's "
-            "X-Robots-Tag headers, robots metas and effective directives. Each try of "
+            "X-Robots-Tag headers, robots metas and effective directives, and the usage "
+            "preferences (search, AI input, AI training) with where each was read. Each try of "
             "robots.txt waits up to DOWNLOAD_TIMEOUT; an unavailable robots.txt (5xx, 429, "
             "network error) is retried for up to --robots-timeout seconds, every try "
             "reported. Exit status: 0 allowed, 1 disallowed by robots.txt, 2 fetch error "
@@ -234,6 +238,7 @@ class Command(ScrapyCommand):
                 tuple(header_values(response)),
                 tuple(meta_contents(response, name)),
                 spider.directives.to_dict() if spider.directives is not None else None,
+                spider.usage,
             )
         error = failure.getErrorMessage() if failure is not None else None
         user_agent = middleware.token.header(request)

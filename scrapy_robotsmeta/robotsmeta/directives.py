@@ -12,6 +12,9 @@ from dataclasses import dataclass, fields
 from datetime import datetime, timedelta, timezone
 from typing import Any, Literal, NamedTuple
 
+from scrapy_robotsmeta.usage.preferences import Statement
+from scrapy_robotsmeta.usage.vocabulary import PAGE_RULES, read_page_rule
+
 ImagePreview = Literal["none", "standard", "large"]
 
 # Integer limits: each sets the Directives field named like it (max_snippet...).
@@ -33,7 +36,8 @@ _FLAG_RULES: dict[str, dict[str, bool]] = {
     "noimageindex": {"imageindex": False},
     "indexifembedded": {"indexifembedded": True},
 }
-_KNOWN_RULES = _VALUED_RULES | _FLAG_RULES.keys()
+# noai and noimageai say nothing of these fields but of the uses of the page (usage.vocabulary).
+_KNOWN_RULES = _VALUED_RULES | _FLAG_RULES.keys() | PAGE_RULES.keys()
 
 _ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _INTEGER = re.compile(r"[+-]?[0-9]+")
@@ -83,9 +87,11 @@ _NO_RULES_FIELDS = _fields_of(NO_RULES)
 
 
 class Reading(NamedTuple):
-    """The merged rules, and why each rule that was left out was left out (for the log)."""
+    """The merged rules, the usage statements of ``noai`` / ``noimageai``, and why each rule
+    that was left out was left out (for the log)."""
 
     directives: Directives
+    usage: tuple[Statement, ...]
     ignored: tuple[str, ...]
 
 
@@ -103,17 +109,17 @@ def read_rules(
     for value in header_values:
         for scope, name, argument in _rules(value, scoped=True):
             if scope is None or scope == crawler:
-                merge.add(name, argument)
+                merge.add(name, argument, "X-Robots-Tag")
     for content in meta_contents:
         for scope, name, argument in _rules(content, scoped=False):
             if scope is None:
-                merge.add(name, argument)
+                merge.add(name, argument, "meta robots")
             else:
                 rule = _text(name, argument)
                 merge.ignored.append(
                     f"{scope}: {rule}: a bot prefix has no meaning in a meta content"
                 )
-    return Reading(merge.result(), tuple(merge.ignored))
+    return Reading(merge.result(), tuple(merge.usage), tuple(merge.ignored))
 
 
 def _rules(value: str, *, scoped: bool) -> Iterator[tuple[str | None, str, str | None]]:
@@ -175,11 +181,15 @@ class _Merge:
     def __init__(self) -> None:
         #: Directives field → value so far, from NO_RULES's; ``Directives(**values)`` at the end.
         self.values: dict[str, Any] = dict(_NO_RULES_FIELDS)
+        self.usage: list[Statement] = []
         self.ignored: list[str] = []
 
-    def add(self, name: str, argument: str | None) -> None:
+    def add(self, name: str, argument: str | None, source: str) -> None:
+        """Fold in rule *name* read from *source* (``X-Robots-Tag`` or ``meta robots``)."""
         if (flag := _FLAG_RULES.get(name)) is not None:
             self.values.update(flag)
+        elif name in PAGE_RULES and argument is None:
+            self.usage += read_page_rule(name, f"{source}: {name}")
         elif name not in _VALUED_RULES:
             self.ignored.append(f"{_text(name, argument)}: unknown rule")
         elif not argument:

@@ -55,6 +55,15 @@ def header_values(response: Response) -> list[str]:
     return [value.decode("latin-1") for value in response.headers.getlist(b"X-Robots-Tag")]
 
 
+def usage_header(response: Response, name: str) -> str | None:
+    """The value of the ``Content-Usage`` or ``Content-Signal`` header, its field lines
+    joined by commas as RFC 9110 §5.3 combines them; None when the response has none."""
+    values = response.headers.getlist(name)
+    if not values:
+        return None
+    return ", ".join(value.decode("latin-1") for value in values)
+
+
 def is_html(response: Response) -> TypeGuard[TextResponse]:
     """Whether the body is HTML by its Content-Type, or by Scrapy's guess when it has none."""
     if not isinstance(response, TextResponse):

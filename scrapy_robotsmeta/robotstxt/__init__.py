@@ -3,20 +3,41 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from scrapy_robotsmeta.robotstxt._encoding import canonical_url_path, plain_url_path
-from scrapy_robotsmeta.robotstxt._matcher import Group
+from scrapy_robotsmeta.robotstxt._matcher import Group, usage_lines_for
 from scrapy_robotsmeta.robotstxt._parser import MAX_BYTES, Rule, parse_file
 from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
 from scrapy_robotsmeta.robotstxt.origin import SCHEME_AUTHORITY
+from scrapy_robotsmeta.usage.preferences import NO_PREFERENCES, Preferences, Statement
+from scrapy_robotsmeta.usage.vocabulary import read_content_signal, read_content_usage
 from scrapy_robotsmeta.useragent import product_token
 
-__all__ = ["MAX_BYTES", "Explanation", "Policy", "RobotsTxt", "Rule", "Verdict"]
+__all__ = [
+    "MAX_BYTES",
+    "Explanation",
+    "Policy",
+    "RobotsTxt",
+    "Rule",
+    "UsageReading",
+    "Verdict",
+]
 
 
 # Parsed rules with one group compiled hold 5 to 7 times their size in bytes at the median of
 # real files (up to 16 times for small ones): 8 keeps an estimate above what most hold.
 _BYTES_PER_BYTE = 8
+
+
+class UsageReading(NamedTuple):
+    """The usage preferences that apply, and what was left out of them and why."""
+
+    preferences: Preferences
+    ignored: tuple[str, ...]
+
+
+_NO_USAGE = UsageReading(NO_PREFERENCES, ())
 
 
 @dataclass(frozen=True)
@@ -110,6 +131,7 @@ class RobotsTxt:
                     crawl_delay=next(
                         (s.crawl_delay for s in specs if s.crawl_delay is not None), None
                     ),
+                    usage=tuple(line for spec in specs for line in spec.usage),
                 )
             groups[agent] = shared[key]
         size_hint = _BYTES_PER_BYTE * min(len(body), MAX_BYTES)
@@ -136,6 +158,27 @@ class RobotsTxt:
             return True
         path = _path_of(url)
         return path == "/robots.txt" or group.allows(path)
+
+    def usage(self, url: str, user_agent: str) -> Preferences:
+        """The usage preferences the file states for *url* to the crawler named by
+        *user_agent*: the Content-Signal lines and the Content-Usage rules of the group that
+        applies, chosen as for the rules (a crawler with a group of its own gets none of
+        ``*``'s)."""
+        return self.read_usage(url, user_agent).preferences
+
+    def read_usage(self, url: str, user_agent: str) -> UsageReading:
+        """:meth:`usage`, with what its lines say that was left out, and why."""
+        group = self._group(user_agent)
+        if group is None or not group.usage:
+            return _NO_USAGE
+        statements: list[Statement] = []
+        ignored: list[str] = []
+        for line in usage_lines_for(group.usage, _path_of(url)):
+            read = read_content_signal if line.field == "Content-Signal" else read_content_usage
+            reading = read(line.value, str(line))
+            statements += reading.statements
+            ignored += reading.ignored
+        return UsageReading(Preferences(tuple(statements)), tuple(ignored))
 
     def crawl_delay(self, user_agent: str) -> float | None:
         """The ``Crawl-delay`` of the group that applies to *user_agent*, in seconds."""

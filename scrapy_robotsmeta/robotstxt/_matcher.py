@@ -19,10 +19,11 @@ explain a verdict.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from scrapy_robotsmeta.robotstxt._encoding import canonical_rule_path
-from scrapy_robotsmeta.robotstxt._parser import Rule
+from scrapy_robotsmeta.robotstxt._parser import Rule, UsageLine
 
 # The group size from which an index beats one scan of all prefixes; the index's key lengths.
 _INDEX_FROM = 32
@@ -53,10 +54,50 @@ def _compile(rule: Rule) -> Iterator[_Compiled]:
 
 
 def _compile_pattern(pattern: str, rule: Rule) -> _Compiled:
+    prefix, tail = _split_pattern(pattern)
+    return _Compiled(2 * len(pattern) + rule.allow, prefix, tail, rule)
+
+
+def _split_pattern(pattern: str) -> tuple[str, _Tail]:
     anchored = pattern.endswith("$")
     prefix, *pieces = (pattern[:-1] if anchored else pattern).split("*")
-    tail = (tuple(pieces), anchored) if pieces or anchored else None
-    return _Compiled(2 * len(pattern) + rule.allow, prefix, tail, rule)
+    return prefix, (tuple(pieces), anchored) if pieces or anchored else None
+
+
+def _matches(path: str, prefix: str, tail: _Tail) -> bool:
+    return path.startswith(prefix) and (
+        tail is None or _matches_after_prefix(path, len(prefix), *tail)
+    )
+
+
+@lru_cache(maxsize=4096)  # sites share their few Content-Usage paths ("/" above all)
+def _usage_pattern(path: str) -> tuple[int, str, _Tail]:
+    pattern = canonical_rule_path(path)
+    return (len(pattern), *_split_pattern(pattern))
+
+
+def usage_lines_for(lines: tuple[UsageLine, ...], path: str) -> list[UsageLine]:
+    """The usage lines of a group that apply to a canonical *path*.
+
+    Every Content-Signal line applies to the whole group. Of the Content-Usage rules, those
+    whose path matches longest apply, matched as Allow and Disallow paths are
+    (draft-ietf-aipref-attach-05 §3.1); a rule without a path counts as "/", the whole site.
+    Rules of the same length all apply: the draft combines those with identical paths as the
+    vocabulary combines statements, and equal lengths are the same question.
+    """
+    chosen: list[UsageLine] = []
+    best = -1
+    rules: list[UsageLine] = []
+    for line in lines:
+        if line.field != "Content-Usage":
+            chosen.append(line)
+            continue
+        length, prefix, tail = _usage_pattern(line.path or "/")
+        if length >= best and _matches(path, prefix, tail):
+            if length > best:
+                best, rules = length, []
+            rules.append(line)
+    return chosen + rules
 
 
 class _Table(NamedTuple):
@@ -169,18 +210,20 @@ class _Index:
 
 
 class Group:
-    """The rules that apply to one product token, and its crawl delay."""
+    """The rules that apply to one product token, its crawl delay and its usage lines."""
 
-    __slots__ = ("_index", "_rules", "_table", "agents", "crawl_delay")
+    __slots__ = ("_index", "_rules", "_table", "agents", "crawl_delay", "usage")
 
     def __init__(
         self,
         agents: tuple[str, ...],
         rules: list[Rule] | list[tuple[bool, str, int]],
         crawl_delay: float | None,
+        usage: tuple[UsageLine, ...] = (),
     ):
         self.agents = agents
         self.crawl_delay = crawl_delay
+        self.usage = usage
         #: The rules as parsed (or as plain tuples, read back from a pickle), until the first
         #: check compiles them.
         self._rules: list[Rule] | list[tuple[bool, str, int]] | None = rules
@@ -191,7 +234,8 @@ class Group:
         # Plain tuples, not named ones: unpickling calls a NamedTuple's class once for each,
         # which made reading an origin back from the cache's second tier several times slower.
         rules = None if self._rules is None else [tuple(rule) for rule in self._rules]
-        state = (self.agents, self.crawl_delay, rules, tuple(self._table), self._index)
+        usage = tuple(tuple(line) for line in self.usage)
+        state = (self.agents, self.crawl_delay, rules, tuple(self._table), self._index, usage)
         return _unpickle_group, state
 
     def _build(self, rules: list[Rule] | list[tuple[bool, str, int]]) -> None:
@@ -227,14 +271,15 @@ class Group:
         return table.first_match(path, range(len(table.prefixes)))
 
 
-def _unpickle_group(
+def _unpickle_group(  # noqa: PLR0917 - pickle passes __reduce__'s state positionally
     agents: tuple[str, ...],
     crawl_delay: float | None,
     rules: list[tuple[bool, str, int]] | None,
     table: tuple[Any, ...],
     index: _Index | None,
+    usage: tuple[tuple[str, str | None, str, int], ...],
 ) -> Group:
-    group = Group(agents, rules or [], crawl_delay)
+    group = Group(agents, rules or [], crawl_delay, tuple(map(UsageLine._make, usage)))
     group._rules = rules
     group._table = _Table._make(table)
     group._index = index

@@ -34,7 +34,9 @@ _SPELLINGS = (
     ("disallow", ("disallow", "dissallow", "dissalow", "disalow", "diasllow", "disallaw")),
     ("sitemap", ("sitemap", "site-map")),
 )
-_FIELDS = frozenset(("user-agent", "allow", "disallow", "sitemap", "crawl-delay"))
+# The spelling of the usage lines' fields in sources and logs.
+_USAGE_FIELDS = {"content-usage": "Content-Usage", "content-signal": "Content-Signal"}
+_FIELDS = frozenset(("user-agent", "allow", "disallow", "sitemap", "crawl-delay", *_USAGE_FIELDS))
 # Whitespace after "*" as Google's parser sees it: "* anything" still names every crawler.
 _SPACE = " \t\v\f"
 
@@ -54,6 +56,25 @@ class Rule(NamedTuple):
         return f"{self.field}: {self.path} (line {self.line})"
 
 
+class UsageLine(NamedTuple):
+    """A ``Content-Usage`` or ``Content-Signal`` line: a usage preference, not an access rule.
+
+    ``path`` is the path a Content-Usage rule is scoped to (draft-ietf-aipref-attach-05 §3: a
+    value that starts with "/" starts with one, ended by the first space or tab); None for a
+    Content-Signal line and for a Content-Usage rule written without one, which apply to the
+    whole group.
+    """
+
+    field: str
+    path: str | None
+    value: str
+    line: int
+
+    def __str__(self) -> str:
+        path = f"{_readable(self.path)} " if self.path is not None else ""
+        return f"robots.txt line {self.line}: {self.field}: {path}{self.value}"
+
+
 @dataclass
 class GroupSpec:
     """A group as written: the agents its user-agent lines name, then its rules."""
@@ -61,6 +82,7 @@ class GroupSpec:
     agents: list[str] = field(default_factory=list)
     rules: list[Rule] = field(default_factory=list)
     crawl_delay: float | None = None
+    usage: list[UsageLine] = field(default_factory=list)
 
 
 @dataclass
@@ -121,6 +143,22 @@ def _crawl_delay(value: str) -> float | None:
     return delay if math.isfinite(delay) and delay >= 0 else None
 
 
+def _usage_line(key: str, value: str, number: int) -> UsageLine | None:
+    # The path keeps the bytes as written (canonicalised as a rule's path is); the preference
+    # is ASCII when well formed, shown readable when not.
+    path = None
+    if key == "content-usage" and value.startswith("/"):
+        end = len(value)
+        for space in " \t":
+            found = value.find(space)
+            if 0 <= found < end:
+                end = found
+        path, value = value[:end], value[end:].strip(" \t")
+    if not value:
+        return None
+    return UsageLine(_USAGE_FIELDS[key], path, _readable(value), number)
+
+
 def _readable(value: str) -> str:
     """Undo ``surrogateescape`` for values read as text (sitemap URLs)."""
     if value.isascii():
@@ -171,4 +209,11 @@ def parse_file(body: bytes) -> ParsedFile:
                 group.crawl_delay = _crawl_delay(value)
         elif key == "sitemap" and value:
             sitemaps.append(_readable(value))
+        elif key in _USAGE_FIELDS:
+            # A preference about use, not a rule of access: it belongs to the group it is in
+            # but does not end the group's user-agent lines (only allow/disallow do), and
+            # like them it means nothing outside a group.
+            usage = _usage_line(key, value, number)
+            if usage is not None and group is not None:
+                group.usage.append(usage)
     return ParsedFile(groups, sitemaps, truncated)

@@ -32,9 +32,10 @@ from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Hop, Kind, Outco
 # A server that asks for a robots.txt fetch before every request would make every request
 # wait; below this many seconds, Cache-Control: max-age is raised to it.
 MIN_EXPIRATION = 60.0
-# Changes with the shape of OriginState.snapshot(): a state published by another version of
-# the package is not adopted.
-SNAPSHOT_VERSION = 2
+# Changes with the shape of OriginState.snapshot() and of the pickled rules the state file keeps
+# with it (3: groups keep their usage lines): a state written by another version of the
+# package is not adopted.
+SNAPSHOT_VERSION = 3
 # A try never gets less than this, even right before the give-up deadline.
 MIN_TRY_TIMEOUT = 0.1
 # At most this many tries of an outage are kept in OriginState.tries: its latest tell enough.

@@ -1,0 +1,70 @@
+"""Usage preferences as statements, each with where it was read, and how they combine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+#: The uses a site can state a preference about, as the keys of an item's ``robots`` field.
+#: Cloudflare's three signals, the IETF vocabulary's ``ai-use`` (which has no Cloudflare twin)
+#: and the images of a page (``noimageai``).
+USES = ("search", "ai_input", "ai_train", "ai_use", "ai_train_images")
+
+
+@dataclass(frozen=True, slots=True)
+class Statement:
+    """One source's preference about one use: ``ai_train`` refused by robots.txt line 3."""
+
+    use: str
+    allowed: bool
+    #: Where it was read: ``robots.txt line 3: Content-Signal: search=yes, ai-train=no``,
+    #: ``header Content-Usage: train-ai=n``, ``meta robots: noai``.
+    source: str
+
+    def __str__(self) -> str:
+        return f"{self.use}={'yes' if self.allowed else 'no'} ({self.source})"
+
+
+@dataclass(frozen=True, slots=True)
+class Preferences:
+    """Every statement that applies to one response, from all its sources."""
+
+    statements: tuple[Statement, ...] = ()
+
+    def __add__(self, other: Preferences) -> Preferences:
+        if not other.statements:
+            return self
+        return Preferences(self.statements + other.statements)
+
+    def allows(self, use: str) -> bool | None:
+        """The combined preference about *use*: False when any source refuses it, else True
+        when any allows it, else None (no preference), as draft-ietf-aipref-vocab-08 §5.1
+        combines statements: the most restrictive applies."""
+        found: bool | None = None
+        for statement in self.statements:
+            if statement.use == use:
+                if not statement.allowed:
+                    return False
+                found = True
+        return found
+
+    def refusal(self, use: str) -> Statement | None:
+        """The first statement that refuses *use*, None when none does."""
+        return next((s for s in self.statements if s.use == use and not s.allowed), None)
+
+    def to_dict(self) -> dict[str, bool | None]:
+        """Use → True, False or None, for the item field (every use, always)."""
+        if not self.statements:
+            return dict.fromkeys(USES)
+        return {use: self.allows(use) for use in USES}
+
+
+NO_PREFERENCES = Preferences()
+
+
+def use_named(name: str) -> str:
+    """The use a purpose names, written as an item key (``ai_train``) or as the signals write
+    it (``ai-train``); ValueError for any other name."""
+    use = name.strip().lower().replace("-", "_")
+    if use not in USES:
+        raise ValueError(f"unknown use {name!r}: expected one of {', '.join(USES)}")
+    return use
