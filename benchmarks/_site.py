@@ -20,6 +20,8 @@ PAGE_SIZE = (20_000, 40_000)
 ROBOTS_TXT = """\
 # Crawlers: please respect the rules below.
 User-agent: *
+Content-Signal: search=yes, ai-train=no
+Content-Usage: /api/ train-ai=n
 Disallow: /search
 Disallow: /cart/
 Disallow: /account/

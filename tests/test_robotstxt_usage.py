@@ -404,9 +404,9 @@ def test_comments_and_field_case() -> None:
         "CONTENT-SIGNAL: search=yes\ncontent-usage /x\n"
     )
     assert _usage(rules, "/") == _expect(search=True, ai_train=False, ai_train_images=False)
-    assert _sources(rules, "/") == [
-        "robots.txt line 3: Content-Signal: search=yes",
+    assert _sources(rules, "/") == [  # in file order
         "robots.txt line 2: Content-Usage: train-ai=n",
+        "robots.txt line 3: Content-Signal: search=yes",
     ]
 
 

@@ -132,17 +132,21 @@ _HEADER_VALUES = st.lists(
     body=_BODIES,
     content_type=_CONTENT_TYPES,
     header_values=_HEADER_VALUES,
+    usage_values=_HEADER_VALUES,
     cls=st.sampled_from([HtmlResponse, TextResponse, XmlResponse, Response]),
     rel_nofollow=st.booleans(),
 )
-def test_any_response_is_read_cleanly(
+def test_any_response_is_read_cleanly(  # noqa: PLR0917 - hypothesis passes them by name
     body: bytes,
     content_type: bytes | None,
     header_values: list[bytes],
+    usage_values: list[bytes],
     cls: type[Response],
     rel_nofollow: bool,
 ) -> None:
+    """Any X-Robots-Tag, Content-Usage and Content-Signal values, any body."""
     headers: dict[bytes, Any] = {b"X-Robots-Tag": header_values}
+    headers[b"Content-Usage"] = headers[b"Content-Signal"] = usage_values
     if content_type is not None:
         headers[b"Content-Type"] = content_type
     assert_read_cleanly(cls(URL, body=body, headers=headers), rel_nofollow)

@@ -7,9 +7,13 @@ use wins, then any that allows it, else the preference is unknown.
 
 from __future__ import annotations
 
+import pickle
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from scrapy import Request
+from scrapy.utils.request import request_from_dict
 
 from scrapy_robotsmeta.usage.preferences import (
     NO_PREFERENCES,
@@ -208,3 +212,12 @@ def test_use_named_unknown(name: str) -> None:
     with pytest.raises(ValueError, match="unknown use") as raised:
         use_named(name)
     assert "ai_train_images" in str(raised.value)
+
+
+def test_preferences_survive_pickling_with_their_request() -> None:
+    """They ride in request meta, which JOBDIR's disk queues and scrapy-redis pickle (a
+    retried or redirected request is scheduled again with its meta)."""
+    preferences = Preferences((Statement("ai_train", False, "robots.txt line 2: x"),))
+    request = Request("http://example.com/", meta={"robotstxt_usage": preferences})
+    restored = request_from_dict(pickle.loads(pickle.dumps(request.to_dict())))
+    assert restored.meta["robotstxt_usage"] == preferences

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple
 
 from scrapy_robotsmeta.robotstxt._encoding import canonical_url_path, plain_url_path
 from scrapy_robotsmeta.robotstxt._matcher import Group, usage_lines_for
-from scrapy_robotsmeta.robotstxt._parser import MAX_BYTES, Rule, parse_file
+from scrapy_robotsmeta.robotstxt._parser import MAX_BYTES, Rule, UsageLine, parse_file
 from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
 from scrapy_robotsmeta.robotstxt.origin import SCHEME_AUTHORITY
 from scrapy_robotsmeta.usage.preferences import NO_PREFERENCES, Preferences, Statement
@@ -87,6 +88,18 @@ def _bytes_of(body: object) -> bytes:
     raise TypeError(
         f"RobotsTxt.parse() takes the robots.txt body as bytes or str, not {type(body).__name__}"
     )
+
+
+@lru_cache(maxsize=4096)  # per request otherwise; sites share their lines (Cloudflare's above all)
+def _reading_of(lines: tuple[UsageLine, ...]) -> UsageReading:
+    statements: list[Statement] = []
+    ignored: list[str] = []
+    for line in lines:
+        read = read_content_signal if line.field == "Content-Signal" else read_content_usage
+        reading = read(line.value, str(line))
+        statements += reading.statements
+        ignored += reading.ignored
+    return UsageReading(Preferences(tuple(statements)), tuple(ignored))
 
 
 class RobotsTxt:
@@ -171,14 +184,10 @@ class RobotsTxt:
         group = self._group(user_agent)
         if group is None or not group.usage:
             return _NO_USAGE
-        statements: list[Statement] = []
-        ignored: list[str] = []
-        for line in usage_lines_for(group.usage, _path_of(url)):
-            read = read_content_signal if line.field == "Content-Signal" else read_content_usage
-            reading = read(line.value, str(line))
-            statements += reading.statements
-            ignored += reading.ignored
-        return UsageReading(Preferences(tuple(statements)), tuple(ignored))
+        lines = group.usage
+        if group.usage_scoped:  # only then does the URL's path matter
+            lines = usage_lines_for(lines, _path_of(url))
+        return _reading_of(lines)
 
     def crawl_delay(self, user_agent: str) -> float | None:
         """The ``Crawl-delay`` of the group that applies to *user_agent*, in seconds."""

@@ -76,7 +76,7 @@ def _usage_pattern(path: str) -> tuple[int, str, _Tail]:
     return (len(pattern), *_split_pattern(pattern))
 
 
-def usage_lines_for(lines: tuple[UsageLine, ...], path: str) -> list[UsageLine]:
+def usage_lines_for(lines: tuple[UsageLine, ...], path: str) -> tuple[UsageLine, ...]:
     """The usage lines of a group that apply to a canonical *path*.
 
     Every Content-Signal line applies to the whole group. Of the Content-Usage rules, those
@@ -85,19 +85,17 @@ def usage_lines_for(lines: tuple[UsageLine, ...], path: str) -> list[UsageLine]:
     Rules of the same length all apply: the draft combines those with identical paths as the
     vocabulary combines statements, and equal lengths are the same question.
     """
-    chosen: list[UsageLine] = []
     best = -1
     rules: list[UsageLine] = []
     for line in lines:
-        if line.field != "Content-Usage":
-            chosen.append(line)
-            continue
-        length, prefix, tail = _usage_pattern(line.path or "/")
-        if length >= best and _matches(path, prefix, tail):
-            if length > best:
-                best, rules = length, []
-            rules.append(line)
-    return chosen + rules
+        if line.field == "Content-Usage":
+            length, prefix, tail = _usage_pattern(line.path or "/")
+            if length >= best and _matches(path, prefix, tail):
+                if length > best:
+                    best, rules = length, []
+                rules.append(line)
+    # In file order, as the group has them.
+    return tuple(line for line in lines if line.field != "Content-Usage" or line in rules)
 
 
 class _Table(NamedTuple):
@@ -212,7 +210,7 @@ class _Index:
 class Group:
     """The rules that apply to one product token, its crawl delay and its usage lines."""
 
-    __slots__ = ("_index", "_rules", "_table", "agents", "crawl_delay", "usage")
+    __slots__ = ("_index", "_rules", "_table", "agents", "crawl_delay", "usage", "usage_scoped")
 
     def __init__(
         self,
@@ -224,6 +222,9 @@ class Group:
         self.agents = agents
         self.crawl_delay = crawl_delay
         self.usage = usage
+        #: Whether a Content-Usage rule has a path: only then do the lines that apply to a
+        #: URL depend on it.
+        self.usage_scoped = any(line.path is not None for line in usage)
         #: The rules as parsed (or as plain tuples, read back from a pickle), until the first
         #: check compiles them.
         self._rules: list[Rule] | list[tuple[bool, str, int]] | None = rules
