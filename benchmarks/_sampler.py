@@ -30,9 +30,10 @@ ROBOTSTXT, META, OTHER = "robots.txt", "meta", "other"
 # This package's modules by name: the meta part's are listed, and every other module of the
 # package is the robots.txt part (middleware, fetcher, parking lot, reactor helpers, storages,
 # matcher), so code that moves between modules stays counted where it belongs. The
-# user-agent helpers serve both parts and count for their caller.
+# user-agent helpers and the usage preferences' readers serve both parts and count for their
+# caller.
 _META_MODULES = ("spidermiddleware", "robotsmeta")
-_SHARED_MODULES = ("useragent", "defaults")
+_SHARED_MODULES = ("useragent", "defaults", "usage")
 _PACKAGE = "scrapy_robotsmeta"
 # Other code by module name, the most specific first. A spider run as a script
 # (``python -m benchmarks.crawl``) is ``__main__``.

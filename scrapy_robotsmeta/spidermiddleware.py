@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 DONT_OBEY_META_KEY = "dont_obey_robotsmeta"
+_USAGE_HEADERS = ((b"Content-Usage", read_content_usage), (b"Content-Signal", read_content_signal))
 
 
 @dataclass(slots=True)
@@ -187,14 +188,11 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
 
     def _header_usage(self, response: Response) -> Preferences:
         statements: list[Statement] = []
-        for name, read in (
-            ("Content-Usage", read_content_usage),
-            ("Content-Signal", read_content_signal),
-        ):
+        for name, read in _USAGE_HEADERS:
             value = usage_header(response, name)
             if value is None:
                 continue
-            reading = read(value, f"header {name}: {value}")
+            reading = read(value, f"header {name.decode()}: {value}")
             statements += reading.statements
             for reason in reading.ignored:
                 self._stats.inc_value("robotsmeta/usage_ignored")

@@ -52,16 +52,21 @@ _UNRESERVED = re.compile(r"[A-Za-z0-9._~-]*")
 
 def header_values(response: Response) -> list[str]:
     """Every X-Robots-Tag header value, whatever the type of the response."""
-    return [value.decode("latin-1") for value in response.headers.getlist(b"X-Robots-Tag")]
+    headers = response.headers
+    if b"X-Robots-Tag" not in headers:  # as in usage_header: most responses have none
+        return []
+    return [value.decode("latin-1") for value in headers.getlist(b"X-Robots-Tag")]
 
 
-def usage_header(response: Response, name: str) -> str | None:
+def usage_header(response: Response, name: bytes) -> str | None:
     """The value of the ``Content-Usage`` or ``Content-Signal`` header, its field lines
     joined by commas as RFC 9110 §5.3 combines them; None when the response has none."""
-    values = response.headers.getlist(name)
-    if not values:
+    headers = response.headers
+    # Most responses have neither: a membership test answers that several times faster than
+    # getlist(), which raises and catches a KeyError inside.
+    if name not in headers:
         return None
-    return ", ".join(value.decode("latin-1") for value in values)
+    return ", ".join(value.decode("latin-1") for value in headers.getlist(name))
 
 
 def is_html(response: Response) -> TypeGuard[TextResponse]:
