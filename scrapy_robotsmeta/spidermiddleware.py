@@ -29,6 +29,7 @@ from scrapy_robotsmeta.usage.preferences import (
     NO_PREFERENCES,
     Preferences,
     Statement,
+    shown,
     use_named,
 )
 from scrapy_robotsmeta.usage.vocabulary import read_content_signal, read_content_usage
@@ -192,7 +193,7 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
             value = usage_header(response, name)
             if value is None:
                 continue
-            reading = read(value, f"header {name.decode()}: {value}")
+            reading = read(value, f"header {name.decode()}: {shown(value)}")
             statements += reading.statements
             for reason in reading.ignored:
                 self._stats.inc_value("robotsmeta/usage_ignored")

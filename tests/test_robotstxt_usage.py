@@ -549,3 +549,14 @@ def test_usage_path_matches_as_disallow_does(pattern: str, path: str) -> None:
     usage = parse(f"User-agent: *\nContent-Usage: {pattern} train-ai=n\n").usage(url, UA)
     disallowed = not parse(f"User-agent: *\nDisallow: {pattern}\n").allowed(url, UA)
     assert (usage.allows("ai_train") is False) is disallowed
+
+
+def test_source_of_a_very_long_line_is_cut() -> None:
+    """A usage line can be as long as Googlebot reads a line (16 KiB): its source, shown in
+    logs and reports, quotes its start."""
+    rules = parse("User-agent: *\nContent-Signal: ai-train=no" + ", x=y" * 3000 + "\n")
+    [source] = _sources(rules, "/")
+    assert source.startswith("robots.txt line 2: Content-Signal: ai-train=no, x=y")
+    assert source.endswith("…")
+    assert len(source) < 300
+    assert _usage(rules, "/") == _expect(ai_train=False, ai_train_images=False)

@@ -20,6 +20,7 @@ from scrapy_robotsmeta.usage.preferences import (
     USES,
     Preferences,
     Statement,
+    shown,
     use_named,
 )
 
@@ -221,3 +222,10 @@ def test_preferences_survive_pickling_with_their_request() -> None:
     request = Request("http://example.com/", meta={"robotstxt_usage": preferences})
     restored = request_from_dict(pickle.loads(pickle.dumps(request.to_dict())))
     assert restored.meta["robotstxt_usage"] == preferences
+
+
+def test_a_source_quotes_a_hostile_value_cut() -> None:
+    """Sources go into log lines and reports: a value of a megabyte is cut, a usual one kept."""
+    assert shown("search=yes, ai-train=no") == "search=yes, ai-train=no"
+    long = "train-ai=n," * 100_000
+    assert shown(long) == long[:200] + "…"

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from scrapy_robotsmeta.usage.preferences import shown
 from scrapy_robotsmeta.useragent import rfc9309_token
 
 # RFC 9309 §2.5: parse at least 500 KiB; everything after that is ignored.
@@ -72,7 +73,7 @@ class UsageLine(NamedTuple):
 
     def __str__(self) -> str:
         path = f"{_readable(self.path)} " if self.path is not None else ""
-        return f"robots.txt line {self.line}: {self.field}: {path}{self.value}"
+        return f"robots.txt line {self.line}: {self.field}: {shown(path + self.value)}"
 
 
 @dataclass

@@ -60,6 +60,17 @@ class Preferences:
 
 NO_PREFERENCES = Preferences()
 
+# A source quotes the value it read; a hostile one (a header of a megabyte) is cut, for the
+# log lines and reports that show it.
+_SHOWN_CHARACTERS = 200
+
+
+def shown(value: str) -> str:
+    """*value* as a source quotes it: whole, or cut with an ellipsis when very long."""
+    if len(value) <= _SHOWN_CHARACTERS:
+        return value
+    return value[:_SHOWN_CHARACTERS] + "…"
+
 
 def use_named(name: str) -> str:
     """The use a purpose names, written as an item key (``ai_train``) or as the signals write
