@@ -21,6 +21,66 @@ def _values(text: str) -> dict[str, object]:
     return {key: member.value for key, member in parsed.items()}
 
 
+#: Values that fail parsing as a whole (RFC 9651 §4.2: the field is then ignored), each named
+#: after the section of the rule it breaks.
+MALFORMED = [
+    pytest.param("a=1, B=2", id="§4.2.3.3 uppercase_key 1"),
+    pytest.param("a;P=1", id="§4.2.3.3 uppercase_key 2"),
+    pytest.param("1a=1", id="§4.2.3.3 uppercase_key 3"),
+    pytest.param("a=1 ;x", id="§4.2.3.2 parameters_of_a_member 1"),
+    pytest.param("a=1;", id="§4.2.3.2 parameters_of_a_member 2"),
+    pytest.param("a=1;x=", id="§4.2.3.2 parameters_of_a_member 3"),
+    pytest.param("a=(1 2", id="§4.2.1.2 inner_list 1"),
+    pytest.param("a=(1,2)", id="§4.2.1.2 inner_list 2"),
+    pytest.param("a=((1))", id="§4.2.1.2 inner_list 3"),
+    pytest.param("a=(1)x", id="§4.2.1.2 inner_list 4"),
+    pytest.param(r'a="\n"', id="§4.2.5 string_escapes 1"),
+    pytest.param('a="abc', id="§4.2.5 string_escapes 2"),
+    pytest.param('a="a\tb"', id="§4.2.5 string_escapes 3"),
+    pytest.param('a="ab\\', id="§4.2.5 string_escapes 4"),
+    pytest.param("a=1000000000000000", id="§4.2.4 integer_limits 1"),
+    pytest.param("a=-", id="§4.2.4 integer_limits 2"),
+    pytest.param("a=-x", id="§4.2.4 integer_limits 3"),
+    pytest.param("a=1x", id="§4.2.4 integer_limits 4"),
+    pytest.param("a=1234567890123.1", id="§4.2.4 decimal_limits 1"),
+    pytest.param("a=1.1234", id="§4.2.4 decimal_limits 2"),
+    pytest.param("a=1.", id="§4.2.4 decimal_limits 3"),
+    pytest.param("a=.5", id="§4.2.4 decimal_limits 4"),
+    pytest.param("a=1.2.3", id="§4.2.4 decimal_limits 5"),
+    pytest.param("a=1,", id="§4.2.2 trailing_comma 1"),
+    pytest.param("a=1, ", id="§4.2.2 trailing_comma 2"),
+    pytest.param(",a=1", id="§4.2.2 trailing_comma 3"),
+    pytest.param("a=1,,b=2", id="§4.2.2 trailing_comma 4"),
+    pytest.param("a=1 b=2", id="§4.2 trailing_garbage 1"),
+    pytest.param("a=1;x=2 ;", id="§4.2 trailing_garbage 2"),
+    pytest.param("a=tok)", id="§4.2 trailing_garbage 3"),
+    pytest.param('a="caf\u00e9"', id="§4.2 non_ascii 1"),
+    pytest.param("a=1, b=\u00ff", id="§4.2 non_ascii 2"),
+    pytest.param("a=:aGVsbG8", id="§4.2.7 byte_sequence 1"),
+    pytest.param("a=:aGV*bG8=:", id="§4.2.7 byte_sequence 2"),
+    pytest.param("a=:aG=Vs:", id="§4.2.7 byte_sequence 3"),
+    pytest.param("a=:a:", id="§4.2.7 byte_sequence 4"),
+    pytest.param("a=?2", id="§4.2.8 boolean 1"),
+    pytest.param("a=?", id="§4.2.8 boolean 2"),
+    pytest.param("a=?true", id="§4.2.8 boolean 3"),
+    pytest.param("a=@1.5", id="§4.2.9 date 1"),
+    pytest.param("a=@", id="§4.2.9 date 2"),
+    pytest.param('a=%"%C3%A9"', id="§4.2.10 display_string 1"),
+    pytest.param('a=%"%c3"', id="§4.2.10 display_string 2"),
+    pytest.param('a=%"%c"', id="§4.2.10 display_string 3"),
+    pytest.param('a=%"abc', id="§4.2.10 display_string 4"),
+    pytest.param("a=%abc", id="§4.2.10 display_string 5"),
+    pytest.param("a =1", id="§4.2 whitespace_around_members 1"),
+    pytest.param("a= 1", id="§4.2 whitespace_around_members 2"),
+]
+
+
+@pytest.mark.parametrize("text", MALFORMED)
+def test_malformed_value_fails_the_whole_dictionary(text: str) -> None:
+    """RFC 9651 §4.2: any failure anywhere fails the whole value, not just its member."""
+    assert parse_dictionary(text) is None
+
+
 def test_dictionary_member_without_value_is_true():
     """RFC 9651 §4.2.2: a member with no "=" is Boolean true, keeping its parameters."""
     assert parse_dictionary("a, b;x=1") == {
@@ -35,11 +95,9 @@ def test_empty_dictionary():
     assert parse_dictionary("  \t ") == {}
 
 
-def test_uppercase_key_fails_whole_dictionary():
-    """RFC 9651 §4.2.3.3: keys are lowercase; one bad key fails the whole field."""
-    assert parse_dictionary("a=1, B=2") is None
-    assert parse_dictionary("a;P=1") is None
-    assert parse_dictionary("1a=1") is None
+def test_key_characters():
+    """RFC 9651 §4.2.3.3: a key is lowercase letters, digits and "_-.*", starting with a letter
+    or "*" (an uppercase key fails the whole field: see MALFORMED)."""
     assert _values("*a_b-c.d*9=1") == {"*a_b-c.d*9": 1}
 
 
@@ -55,9 +113,6 @@ def test_parameters_of_a_member():
     """RFC 9651 §4.2.3.2: parameters follow ";", SP allowed before the key."""
     parsed = parse_dictionary('a=1;x;y=?0; z="s";x=2')
     assert parsed == {"a": Member(1, {"x": 2, "y": False, "z": "s"})}
-    assert parse_dictionary("a=1 ;x") is None
-    assert parse_dictionary("a=1;") is None
-    assert parse_dictionary("a=1;x=") is None
 
 
 def test_inner_list():
@@ -67,10 +122,6 @@ def test_inner_list():
         "a": Member(((1, {"p": True}), ("b", {}), (Token("tok"), {})), {"q": 2}),
         "e": Member((), {}),
     }
-    assert parse_dictionary("a=(1 2") is None
-    assert parse_dictionary("a=(1,2)") is None
-    assert parse_dictionary("a=((1))") is None
-    assert parse_dictionary("a=(1)x") is None
 
 
 def test_token_vs_string():
@@ -84,10 +135,6 @@ def test_token_vs_string():
 def test_string_escapes():
     """RFC 9651 §4.2.5: only \\" and \\\\ escape; control characters fail."""
     assert _values(r'a="x\"y\\z"') == {"a": 'x"y\\z'}
-    assert parse_dictionary(r'a="\n"') is None
-    assert parse_dictionary('a="abc') is None
-    assert parse_dictionary('a="a\tb"') is None
-    assert parse_dictionary('a="ab\\') is None
 
 
 def test_integer_limits():
@@ -97,10 +144,6 @@ def test_integer_limits():
         "b": -999_999_999_999_999,
         "c": 0,
     }
-    assert parse_dictionary("a=1000000000000000") is None
-    assert parse_dictionary("a=-") is None
-    assert parse_dictionary("a=-x") is None
-    assert parse_dictionary("a=1x") is None
 
 
 def test_decimal_limits():
@@ -108,32 +151,6 @@ def test_decimal_limits():
     values = _values("a=123456789012.123, b=-0.5, c=1.0")
     assert values == {"a": 123456789012.123, "b": -0.5, "c": 1.0}
     assert type(values["c"]) is float
-    assert parse_dictionary("a=1234567890123.1") is None
-    assert parse_dictionary("a=1.1234") is None
-    assert parse_dictionary("a=1.") is None
-    assert parse_dictionary("a=.5") is None
-    assert parse_dictionary("a=1.2.3") is None
-
-
-def test_trailing_comma_fails():
-    """RFC 9651 §4.2.2: a comma must be followed by another member."""
-    assert parse_dictionary("a=1,") is None
-    assert parse_dictionary("a=1, ") is None
-    assert parse_dictionary(",a=1") is None
-    assert parse_dictionary("a=1,,b=2") is None
-
-
-def test_trailing_garbage_fails():
-    """RFC 9651 §4.2: input left over after the dictionary fails parsing."""
-    assert parse_dictionary("a=1 b=2") is None
-    assert parse_dictionary("a=1;x=2 ;") is None
-    assert parse_dictionary("a=tok)") is None
-
-
-def test_non_ascii_fails():
-    """RFC 9651 §4.2: a field value with non-ASCII characters fails parsing."""
-    assert parse_dictionary('a="caf\u00e9"') is None
-    assert parse_dictionary("a=1, b=\u00ff") is None
 
 
 def test_byte_sequence():
@@ -143,25 +160,16 @@ def test_byte_sequence():
         "b": b"hello",
         "c": b"",
     }
-    assert parse_dictionary("a=:aGVsbG8") is None
-    assert parse_dictionary("a=:aGV*bG8=:") is None
-    assert parse_dictionary("a=:aG=Vs:") is None
-    assert parse_dictionary("a=:a:") is None
 
 
 def test_boolean():
     """RFC 9651 §4.2.8: ?1 is true and ?0 is false; nothing else."""
     assert _values("a=?1, b=?0") == {"a": True, "b": False}
-    assert parse_dictionary("a=?2") is None
-    assert parse_dictionary("a=?") is None
-    assert parse_dictionary("a=?true") is None
 
 
 def test_date():
     """RFC 9651 §4.2.9: "@" then an integer of seconds; decimals fail."""
     assert _values("a=@1659578233, b=@-1") == {"a": Date(1659578233), "b": Date(-1)}
-    assert parse_dictionary("a=@1.5") is None
-    assert parse_dictionary("a=@") is None
 
 
 def test_display_string():
@@ -169,18 +177,11 @@ def test_display_string():
     values = _values(r'a=%"caf%c3%a9 \ 50%25", b=%""')
     assert values == {"a": "caf\u00e9 \\ 50%", "b": ""}
     assert type(values["a"]) is DisplayString
-    assert parse_dictionary('a=%"%C3%A9"') is None
-    assert parse_dictionary('a=%"%c3"') is None
-    assert parse_dictionary('a=%"%c"') is None
-    assert parse_dictionary('a=%"abc') is None
-    assert parse_dictionary("a=%abc") is None
 
 
 def test_whitespace_around_members():
     """RFC 9651 §4.2 and §4.2.2: OWS around values and commas; SP inside members fails."""
     assert _values(" \ta=1 \t,\t b=2 \t") == {"a": 1, "b": 2}
-    assert parse_dictionary("a =1") is None
-    assert parse_dictionary("a= 1") is None
 
 
 def test_aipref_two_tokens():
