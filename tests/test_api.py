@@ -41,3 +41,20 @@ def test_parse_refuses_anything_else_with_a_clear_type_error(body: Any) -> None:
 def test_version_comes_from_the_package_metadata() -> None:
     assert scrapy_robotsmeta.__version__ == version("scrapy-robotsmeta")
     assert "__version__" in scrapy_robotsmeta.__all__
+
+
+def test_usage_preferences_are_public() -> None:
+    """What a callback needs to read a page's usage preferences, from the package itself."""
+    for name in ("usage_for", "Preferences", "Statement", "USES"):
+        assert name in scrapy_robotsmeta.__all__
+    assert scrapy_robotsmeta.USES == (
+        "search",
+        "ai_input",
+        "ai_train",
+        "ai_use",
+        "ai_train_images",
+    )
+    rules = scrapy_robotsmeta.RobotsTxt.parse("User-agent: *\nContent-Signal: search=yes\n")
+    preferences = rules.usage("http://example.com/", "mybot")
+    assert isinstance(preferences, scrapy_robotsmeta.Preferences)
+    assert preferences.allows("search") is True
