@@ -21,18 +21,16 @@ from scrapy_robotsmeta.robotsmeta.page import (
     NofollowTargets,
     header_values,
     meta_contents,
+    read_usage_headers,
     rel_nofollow_urls,
-    usage_header,
 )
 from scrapy_robotsmeta.robotstxt.origin import origin_of
 from scrapy_robotsmeta.usage.preferences import (
     NO_PREFERENCES,
     Preferences,
     Statement,
-    shown,
     use_named,
 )
-from scrapy_robotsmeta.usage.vocabulary import read_content_signal, read_content_usage
 from scrapy_robotsmeta.useragent import CrawlerToken
 
 if TYPE_CHECKING:
@@ -42,7 +40,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 DONT_OBEY_META_KEY = "dont_obey_robotsmeta"
-_USAGE_HEADERS = ((b"Content-Usage", read_content_usage), (b"Content-Signal", read_content_signal))
 
 
 @dataclass(slots=True)
@@ -188,17 +185,11 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
         return reading.directives, recorded + header_usage + Preferences(reading.usage)
 
     def _header_usage(self, response: Response) -> Preferences:
-        statements: list[Statement] = []
-        for name, read in _USAGE_HEADERS:
-            value = usage_header(response, name)
-            if value is None:
-                continue
-            reading = read(value, f"header {name.decode()}: {shown(value)}")
-            statements += reading.statements
-            for reason in reading.ignored:
-                self._stats.inc_value("robotsmeta/usage_ignored")
-                logger.debug("Ignored part of a usage preference of %s: %s", response, reason)
-        return Preferences(tuple(statements)) if statements else NO_PREFERENCES
+        reading = read_usage_headers(response)
+        for reason in reading.ignored:
+            self._stats.inc_value("robotsmeta/usage_ignored")
+            logger.debug("Ignored part of a usage preference of %s: %s", response, reason)
+        return Preferences(reading.statements) if reading.statements else NO_PREFERENCES
 
     def _drop_refused(self, response: Response, refusal: Statement) -> None:
         self._stats.inc_value(f"robotsmeta/item_dropped/{refusal.use}")

@@ -15,7 +15,16 @@ from typing import Any
 import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
-from scrapy_robotsmeta.testing import Site, delayed, hang, html, redirect, sequence, static
+from scrapy_robotsmeta.testing import (
+    Site,
+    delayed,
+    hang,
+    html,
+    redirect,
+    sequence,
+    static,
+    with_headers,
+)
 
 EXAMPLE_PROJECT = Path(__file__).resolve().parents[1] / "example_project"
 # Nothing of the test run's environment may pick the project for the command.
@@ -110,6 +119,7 @@ def test_disallowed_url_exits_1_with_the_deciding_rule(
         "group": ["examplebot"],
         "rule": {"allow": False, "path": "/drafts/", "line": 7},
         "allowed": False,
+        "usage_ignored": [],
     }
 
 
@@ -348,3 +358,28 @@ def test_usage_preferences_are_shown_with_where_each_was_read(demo: dict[str, st
     assert status == 0
     assert "    ai_train            false  no by meta robots: noai" in text.splitlines()
     assert "    search              null   no statement" in text.splitlines()
+
+
+@deferred_f_from_coro_f
+async def test_usage_lines_and_headers_that_state_nothing_are_shown_with_why(
+    site: Site,
+) -> None:
+    """A site owner checking their preferences sees what was not understood: an uppercase
+    Content-Usage label (draft-ietf-aipref-vocab-08 §6), a Content-Signal value not yes/no."""
+    site.add(
+        {
+            "/robots.txt": static("User-agent: *\nContent-Usage: Train-AI=n\n"),
+            "/page": with_headers(html("p"), ("Content-Signal", "ai-train=maybe")),
+        }
+    )
+    status, report = await scrapy_robots_async(site.url("/page"))
+    assert status == 0
+    [check] = report["checks"]
+    assert check["usage_ignored"] == [
+        "robots.txt line 2: Content-Usage: Train-AI=n: not a structured-field dictionary; "
+        "it states nothing"
+    ]
+    assert report["page"]["usage_ignored"] == [
+        "header Content-Signal: ai-train=maybe: ai-train: expected yes or no"
+    ]
+    assert report["page"]["usage"]["ai_train"] == {"allowed": None, "statements": []}

@@ -41,6 +41,7 @@ def check_lines(check: Explanation, token: str) -> list[str]:
         )
         lines.append(_row("group", group))
         lines.append(_row("rule", str(verdict.rule) if verdict.rule else "none matches"))
+    lines += [_row("usage", f"ignored: {reason}") for reason in check.usage_ignored]
     lines.append(_row("verdict", "allowed" if check.allowed else "disallowed"))
     return lines
 
@@ -58,6 +59,8 @@ class Page:
     directives: dict[str, Any] | None
     #: Every usage statement that applied, with its source; None as for ``directives``.
     usage: Preferences | None = None
+    #: What the page's Content-Usage / Content-Signal headers say that states nothing, and why.
+    usage_ignored: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -67,6 +70,7 @@ class Page:
             "metas": list(self.metas),
             "directives": self.directives,
             "usage": self._usage_dict(),
+            "usage_ignored": list(self.usage_ignored),
         }
 
     def _usage_dict(self) -> dict[str, Any] | None:
@@ -110,6 +114,7 @@ class Page:
                 ]
                 value = json.dumps(self.usage.allows(use))
                 lines.append(f"    {use:<20}{value:<7}{'; '.join(sources) or 'no statement'}")
+            lines += [f"    {'ignored':<20}{reason}" for reason in self.usage_ignored]
         return lines
 
 

@@ -18,7 +18,7 @@ from scrapy_robotsmeta.addon import Addon, component_entry
 from scrapy_robotsmeta.commands.report import EXIT_ERROR, Page, Report
 from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.downloadermiddleware import RobotsTxtMiddleware
-from scrapy_robotsmeta.robotsmeta.page import header_values, meta_contents
+from scrapy_robotsmeta.robotsmeta.page import header_values, meta_contents, read_usage_headers
 from scrapy_robotsmeta.robotstxt.explanation import Policy
 from scrapy_robotsmeta.robotstxt.origin import origin_of
 from scrapy_robotsmeta.spidermiddleware import directives_for, usage_for
@@ -239,6 +239,7 @@ class Command(ScrapyCommand):
                 tuple(meta_contents(response, name)),
                 spider.directives.to_dict() if spider.directives is not None else None,
                 spider.usage,
+                read_usage_headers(response).ignored,
             )
         error = failure.getErrorMessage() if failure is not None else None
         user_agent = middleware.token.header(request)

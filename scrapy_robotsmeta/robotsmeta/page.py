@@ -30,8 +30,11 @@ from scrapy.utils.response import get_base_url
 from w3lib.url import canonicalize_url
 
 from scrapy_robotsmeta.robotsmeta.directives import ascii_lower
+from scrapy_robotsmeta.usage.preferences import Statement, shown
+from scrapy_robotsmeta.usage.vocabulary import Reading, read_content_signal, read_content_usage
 
 _HTML_MEDIA_TYPES = (b"text/html", b"application/xhtml+xml")
+_USAGE_HEADERS = ((b"Content-Usage", read_content_usage), (b"Content-Signal", read_content_signal))
 # HTML's "ASCII whitespace": what attribute values are trimmed and token lists split on.
 _HTML_SPACE = " \t\n\f\r"
 _HTML_SPACES = re.compile(r"[ \t\n\f\r]+")
@@ -56,6 +59,20 @@ def header_values(response: Response) -> list[str]:
     if b"X-Robots-Tag" not in headers:  # as in usage_header: most responses have none
         return []
     return [value.decode("latin-1") for value in headers.getlist(b"X-Robots-Tag")]
+
+
+def read_usage_headers(response: Response) -> Reading:
+    """What the ``Content-Usage`` and ``Content-Signal`` headers state, each statement's
+    source quoting the header."""
+    statements: list[Statement] = []
+    ignored: list[str] = []
+    for name, read in _USAGE_HEADERS:
+        value = usage_header(response, name)
+        if value is not None:
+            reading = read(value, f"header {name.decode()}: {shown(value)}")
+            statements += reading.statements
+            ignored += reading.ignored
+    return Reading(tuple(statements), tuple(ignored))
 
 
 def usage_header(response: Response, name: bytes) -> str | None:

@@ -50,6 +50,8 @@ class Explanation:
     tries: tuple[tuple[Hop, ...], ...] = ()
     #: The group and rule that decided, under the RULES policy.
     verdict: Verdict | None = None
+    #: What the usage lines of that group say that states nothing, and why.
+    usage_ignored: tuple[str, ...] = ()
 
     @classmethod
     def not_checked(cls, url: str, reason: str) -> Explanation:
@@ -92,4 +94,5 @@ class Explanation:
                 else None
             ),
             "allowed": self.allowed,
+            "usage_ignored": list(self.usage_ignored),
         }

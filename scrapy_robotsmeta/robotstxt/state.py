@@ -243,7 +243,8 @@ class OriginState:
         if self.kind is Kind.ALLOW_ALL:
             return Explanation(url, self.origin, Policy.ALLOW_ALL, self.reason, tries)
         verdict = self.rules.explain(url, token)
-        return Explanation(url, self.origin, Policy.RULES, self.reason, tries, verdict)
+        ignored = self.rules.read_usage(url, token).ignored
+        return Explanation(url, self.origin, Policy.RULES, self.reason, tries, verdict, ignored)
 
     # -- sharing ---------------------------------------------------------------------------
 
