@@ -229,3 +229,11 @@ def test_a_source_quotes_a_hostile_value_cut() -> None:
     assert shown("search=yes, ai-train=no") == "search=yes, ai-train=no"
     long = "train-ai=n," * 100_000
     assert shown(long) == long[:200] + "…"
+
+
+def test_statements_about_one_use_keep_their_order() -> None:
+    first = Statement("ai_train", False, "robots.txt line 2: x")
+    second = Statement("ai_train", True, "header Content-Usage: train-ai=y")
+    preferences = Preferences((first, Statement("search", True, "s"), second))
+    assert preferences.about("ai_train") == (first, second)
+    assert preferences.about("ai_use") == ()

@@ -81,9 +81,7 @@ class Page:
             use: {
                 "allowed": self.usage.allows(use),
                 "statements": [
-                    {"allowed": s.allowed, "source": s.source}
-                    for s in self.usage.statements
-                    if s.use == use
+                    {"allowed": s.allowed, "source": s.source} for s in self.usage.about(use)
                 ],
             }
             for use in USES
@@ -108,9 +106,7 @@ class Page:
             lines.append("  usage preferences (most restrictive of their statements)")
             for use in USES:
                 sources = [
-                    f"{'yes' if s.allowed else 'no'} by {s.source}"
-                    for s in self.usage.statements
-                    if s.use == use
+                    f"{'yes' if s.allowed else 'no'} by {s.source}" for s in self.usage.about(use)
                 ]
                 value = json.dumps(self.usage.allows(use))
                 lines.append(f"    {use:<20}{value:<7}{'; '.join(sources) or 'no statement'}")

@@ -35,6 +35,10 @@ class Preferences:
             return self
         return Preferences(self.statements + other.statements)
 
+    def about(self, use: str) -> tuple[Statement, ...]:
+        """The statements about *use*, in the order they were read."""
+        return tuple(s for s in self.statements if s.use == use)
+
     def allows(self, use: str) -> bool | None:
         """The combined preference about *use*: False when any source refuses it, else True
         when any allows it, else None (no preference), as draft-ietf-aipref-vocab-08 §5.1
