@@ -38,6 +38,8 @@ _SPELLINGS = (
 # The spelling of the usage lines' fields in sources and logs.
 _USAGE_FIELDS = {"content-usage": "Content-Usage", "content-signal": "Content-Signal"}
 _FIELDS = frozenset(("user-agent", "allow", "disallow", "sitemap", "crawl-delay", *_USAGE_FIELDS))
+# What ends a Content-Usage path (draft-ietf-aipref-attach-05 §3), with the blanks after it.
+_BLANK = re.compile(r"[ \t]+")
 # Whitespace after "*" as Google's parser sees it: "* anything" still names every crawler.
 _SPACE = " \t\v\f"
 
@@ -149,12 +151,8 @@ def _usage_line(key: str, value: str, number: int) -> UsageLine | None:
     # is ASCII when well formed, shown readable when not.
     path = None
     if key == "content-usage" and value.startswith("/"):
-        end = len(value)
-        for space in " \t":
-            found = value.find(space)
-            if 0 <= found < end:
-                end = found
-        path, value = value[:end], value[end:].strip(" \t")
+        end = _BLANK.search(value)
+        path, value = (value, "") if end is None else (value[: end.start()], value[end.end() :])
     if not value:
         return None
     return UsageLine(_USAGE_FIELDS[key], path, _readable(value), number)

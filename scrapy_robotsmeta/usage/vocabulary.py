@@ -61,7 +61,7 @@ def read_content_usage(value: str, source: str) -> Reading:
     ``n`` states nothing about it; parameters and unknown labels are ignored; a repeated label
     keeps its last value.
     """
-    return _content_usage(value.strip(" \t"), source)
+    return _content_usage(value, source)
 
 
 @lru_cache(maxsize=1024)  # one site's robots.txt line or header is read again for each page
