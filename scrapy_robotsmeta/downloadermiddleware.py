@@ -459,7 +459,9 @@ class RobotsTxtMiddleware:
         cache = self.states
         for name, value in (
             ("memory_hits", cache.memory_hits),
+            ("packed_hits", cache.packed_hits),
             ("disk_hits", cache.second_hits),
+            ("packed", cache.packed),
             ("spilled", cache.spilled),
             ("forgotten", cache.forgotten),
             ("disk_errors", cache.second.errors if cache.second is not None else 0),

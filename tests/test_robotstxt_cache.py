@@ -1,12 +1,20 @@
-"""The origin cache (``robotstxt/cache.py``): memory bounded in bytes, least recently used idle
-origins leaving first, never one that requests wait on or that is being fetched; with a second
-tier, what leaves memory is written there and read back instead of being fetched again."""
+"""The origin cache (``robotstxt/cache.py``): memory bounded in bytes; the least recently used
+idle origins packed into records first, never one that requests wait on or that is being
+fetched; past the bound the oldest records leave memory, for the second tier when there is one
+(written as they are packed, read back instead of being fetched again)."""
 
 from __future__ import annotations
 
-from scrapy_robotsmeta.robotstxt.cache import STATE_BYTES, OriginCache, state_bytes
+from scrapy_robotsmeta.robotstxt.cache import (
+    LIVE_SHARE,
+    STATE_BYTES,
+    OriginCache,
+    record_bytes,
+    state_bytes,
+)
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import from_response
+from scrapy_robotsmeta.robotstxt.record import pack
 from scrapy_robotsmeta.robotstxt.state import OriginState, Timing
 
 RULES = b"User-agent: *\nDisallow: /private\n"
@@ -16,62 +24,93 @@ def origin(name: str) -> Origin:
     return Origin("http", name, 80)
 
 
-def fetch(cache: OriginCache, name: str, body: bytes = RULES) -> OriginState:
+def fetch(cache: OriginCache, name: str, body: bytes = RULES, now: float = 0.0) -> OriginState:
     """The state of *name* after a fetch answered 200 with *body*, used once since."""
     state = cache.get_or_create(origin(name))
-    state.start_fetch(0.0, Timing())
-    state.apply(from_response(200, body), 0.0, Timing())
+    state.start_fetch(now, Timing())
+    state.apply(from_response(200, body), now, Timing())
     return cache.get_or_create(origin(name))
 
 
+def size_of_fetched() -> int:
+    return state_bytes(fetch(OriginCache(10**9), "x"))
+
+
 class Shelf:
-    """A second tier in a dict: what the cache writes, it reads back."""
+    """A second tier in a dict: what the cache writes, it reads back; writes are counted."""
 
     def __init__(self) -> None:
-        self.states: dict[Origin, OriginState] = {}
+        self.records: dict[Origin, bytes] = {}
+        self.writes: list[Origin] = []
         self.errors = 0
 
-    def put(self, states: list[OriginState]) -> None:
-        self.states.update((state.origin, state) for state in states)
+    def put(self, records: list[tuple[Origin, bytes]]) -> None:
+        self.records.update(records)
+        self.writes += [origin for origin, _ in records]
 
-    def get(self, origin: Origin) -> OriginState | None:
-        return self.states.get(origin)
-
-
-def test_cache_evicts_the_least_recently_used_idle_origin() -> None:
-    cache = OriginCache(max_bytes=2 * STATE_BYTES)
-    a, b, c = (origin(host) for host in "abc")
-    cache.get_or_create(a)
-    cache.get_or_create(b)
-    cache.get_or_create(a)  # a is now more recent than b
-    cache.get_or_create(c)
-    assert cache.peek(b) is None
-    assert cache.peek(a) is not None
-    assert cache.peek(c) is not None
+    def get(self, origin: Origin) -> bytes | None:
+        return self.records.get(origin)
 
 
-def test_cache_never_evicts_an_origin_that_requests_wait_on() -> None:
+def test_the_least_recently_used_idle_origin_is_packed_first() -> None:
+    cache = OriginCache(max_bytes=int(2 * size_of_fetched() / LIVE_SHARE))
+    a = fetch(cache, "a")
+    b = fetch(cache, "b")
+    cache.get_or_create(origin("a"))  # a is now more recent than b
+    fetch(cache, "c")
+    assert (cache.live, len(cache), cache.packed) == (2, 3, 1)
+    assert cache.peek(origin("a")) is a
+    packed = cache.peek(origin("b"))
+    assert packed is not b  # a copy, unpacked from its record
+    assert packed is not None
+    assert packed.snapshot() == b.snapshot()
+
+
+def test_a_packed_origin_is_unpacked_from_memory_when_met_again() -> None:
+    cache = OriginCache(max_bytes=int(2 * size_of_fetched() / LIVE_SHARE))
+    for name in "abc":
+        fetch(cache, name)
+    state = cache.get_or_create(origin("a"))
+    assert cache.packed_hits == 1
+    assert state.rules is not None
+    assert not state.rules.allowed("http://a/private", "bot")
+
+
+def test_a_state_never_fetched_is_dropped_not_packed() -> None:
+    cache = OriginCache(max_bytes=int(STATE_BYTES / LIVE_SHARE))
+    cache.get_or_create(origin("a"))
+    cache.get_or_create(origin("b"))
+    assert origin("a") not in cache
+    assert (cache.packed, cache.forgotten) == (0, 0)
+
+
+def test_cache_never_packs_an_origin_that_requests_wait_on() -> None:
     a, b = origin("a"), origin("b")
     cache = OriginCache(max_bytes=STATE_BYTES, keep={a}.__contains__)
     state = cache.get_or_create(a)
     cache.get_or_create(b)
     assert cache.peek(a) is state
-    assert len(cache) == 2
+    assert cache.live == 2
 
 
-def test_cache_never_evicts_an_origin_being_fetched() -> None:
+def test_cache_never_packs_an_origin_being_fetched() -> None:
     cache = OriginCache(max_bytes=STATE_BYTES)
-    cache.get_or_create(origin("a")).fetching = True
+    state = cache.get_or_create(origin("a"))
+    state.start_fetch(0.0, Timing())
     cache.get_or_create(origin("b"))
-    assert cache.peek(origin("a")) is not None
+    assert cache.peek(origin("a")) is state
 
 
 def test_cache_stays_within_its_bound_in_bytes_over_many_origins() -> None:
-    cache = OriginCache(max_bytes=100 * STATE_BYTES)
+    bound = 100 * STATE_BYTES
+    cache = OriginCache(max_bytes=bound)
     for i in range(5000):
         fetch(cache, f"host{i}", RULES * (i % 7))
-        assert cache.bytes <= 100 * STATE_BYTES
-    assert 10 < len(cache) < 100  # states with rules cost more than empty ones
+        assert cache.bytes <= bound
+        assert cache.live_bytes <= bound * LIVE_SHARE
+    # Packed origins cost a fraction of live ones: most of those in memory are packed.
+    assert cache.live < len(cache) / 2
+    assert cache.forgotten == 5000 - len(cache)
 
 
 def test_a_state_is_measured_again_when_a_fetch_gave_it_rules() -> None:
@@ -82,7 +121,7 @@ def test_a_state_is_measured_again_when_a_fetch_gave_it_rules() -> None:
     assert cache.bytes == state_bytes(state) > STATE_BYTES + len(RULES) * 100
 
 
-def test_without_a_second_tier_an_evicted_origin_is_forgotten() -> None:
+def test_without_a_second_tier_a_record_that_leaves_memory_is_forgotten() -> None:
     cache = OriginCache(max_bytes=STATE_BYTES + 1)
     fetch(cache, "a", b"")
     fetch(cache, "b", b"")
@@ -91,17 +130,37 @@ def test_without_a_second_tier_an_evicted_origin_is_forgotten() -> None:
     assert cache.forgotten >= 1
 
 
-def test_an_evicted_origin_is_read_back_from_the_second_tier() -> None:
+def test_a_record_that_left_memory_is_read_back_from_the_second_tier() -> None:
     shelf = Shelf()
     cache = OriginCache(max_bytes=STATE_BYTES + 1, second=shelf)
     first = fetch(cache, "a")
     fetch(cache, "b")
-    assert origin("a") in shelf.states
-    assert cache.peek(origin("a")) is first  # peek reads the second tier too
-    assert origin("a") not in {state.origin for state in cache}
+    assert origin("a") in shelf.records
+    assert origin("a") not in cache
+    peeked = cache.peek(origin("a"))  # peek reads the second tier too
+    assert peeked is not None
+    assert peeked.snapshot() == first.snapshot()
+    assert origin("a") not in cache
     again = cache.get_or_create(origin("a"))
-    assert again.rules is first.rules
-    assert (cache.spilled, cache.second_hits) == (2, 1)
+    assert again.rules is not None
+    assert not again.rules.allowed("http://a/private", "bot")
+    assert (cache.packed, cache.spilled, cache.second_hits) == (2, 2, 1)
+
+
+def test_a_record_is_written_once_while_its_state_does_not_change() -> None:
+    shelf = Shelf()
+    cache = OriginCache(max_bytes=STATE_BYTES + 1, second=shelf)
+    fetch(cache, "a")
+    for _ in range(3):  # a and b take turns in memory, each read back unchanged
+        cache.get_or_create(origin("b"))
+        cache.get_or_create(origin("a"))
+    assert shelf.writes.count(origin("a")) == 1
+    fetch(cache, "a", b"User-agent: *\nDisallow: /\n", now=10.0)  # a refresh changes it
+    cache.get_or_create(origin("b"))
+    assert shelf.writes.count(origin("a")) == 2
+    again = cache.get_or_create(origin("a"))
+    assert again.rules is not None
+    assert not again.rules.allowed("http://a/public", "bot")
 
 
 def test_a_state_never_fetched_is_not_written_to_the_second_tier() -> None:
@@ -109,13 +168,22 @@ def test_a_state_never_fetched_is_not_written_to_the_second_tier() -> None:
     cache = OriginCache(max_bytes=STATE_BYTES, second=shelf)
     cache.get_or_create(origin("a"))
     cache.get_or_create(origin("b"))
-    assert shelf.states == {}
+    assert shelf.records == {}
 
 
-def test_flush_writes_every_fetched_state() -> None:
+def test_flush_writes_every_fetched_live_state_the_second_tier_lacks() -> None:
     shelf = Shelf()
     cache = OriginCache(max_bytes=10**9, second=shelf)
     fetch(cache, "a")
     cache.get_or_create(origin("b"))
     cache.flush()
-    assert list(shelf.states) == [origin("a")]
+    assert shelf.writes == [origin("a")]
+    cache.flush()
+    assert shelf.writes == [origin("a"), origin("a")]  # live and not from a record: written
+
+
+def test_a_packed_origin_counts_its_record_not_its_live_state() -> None:
+    cache = OriginCache(max_bytes=int(size_of_fetched() / LIVE_SHARE))
+    a = fetch(cache, "a")
+    fetch(cache, "b")
+    assert cache.bytes == state_bytes(cache.get_or_create(origin("b"))) + record_bytes(pack(a))

@@ -15,6 +15,7 @@ from scrapy.utils.test import get_crawler
 from scrapy_robotsmeta.robotstxt.cache import OriginCache
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import from_response
+from scrapy_robotsmeta.robotstxt.record import unpack
 from scrapy_robotsmeta.robotstxt.state import Timing
 from scrapy_robotsmeta.storage import MemoryStorage
 from scrapy_robotsmeta.storage.statefile import FILENAME, StateFile
@@ -41,7 +42,9 @@ async def test_with_jobdir_states_are_written_beside_the_parked_requests(tmp_pat
     await store.open()
     fetched(store)
     assert await store.close() == 0
-    again = StateFile(tmp_path).get(ORIGIN)  # what the next run of the job reads
+    record = StateFile(tmp_path).get(ORIGIN)  # what the next run of the job reads
+    assert record is not None
+    again = unpack(ORIGIN, record)
     assert again is not None
     assert again.rules is not None
     assert not again.rules.allowed("http://example.com/x", "bot")

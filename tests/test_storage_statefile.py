@@ -1,9 +1,9 @@
 """The second tier of origin states (``storage/statefile.py``): a SQLite file that gives back
-what was written, across a reopen (a resumed JOBDIR crawl) and never from another version."""
+the records written, across a reopen (a resumed JOBDIR crawl), never one of another origin nor
+of a file of another shape."""
 
 from __future__ import annotations
 
-import json
 import logging
 import sqlite3
 from pathlib import Path
@@ -11,97 +11,62 @@ from pathlib import Path
 import pytest
 
 from scrapy_robotsmeta.robotstxt.origin import Origin
-from scrapy_robotsmeta.robotstxt.policy import (
-    ALLOW_ALL_RULES,
-    allow_all,
-    from_response,
-    unavailable,
-)
-from scrapy_robotsmeta.robotstxt.state import Decision, OriginState, Timing
-from scrapy_robotsmeta.storage.statefile import FILENAME, StateFile
+from scrapy_robotsmeta.storage.statefile import FILENAME, StateFile, _key
 
 ORIGIN = Origin("https", "example.com", 443)
-TIMING = Timing()
+OTHER = Origin("https", "other.example", 443)
 
 
-def fetched(outcome: object) -> OriginState:
-    state = OriginState(ORIGIN)
-    state.start_fetch(0.0, TIMING)
-    state.apply(outcome, 0.0, TIMING)  # type: ignore[arg-type]
-    return state
-
-
-def test_rules_come_back_as_written_with_their_line_numbers(tmp_path: Path) -> None:
-    state = fetched(from_response(200, b"User-agent: *\nAllow: /a\nDisallow: /\n"))
-    assert state.rules is not None
-    state.rules.allowed("https://example.com/x", "bot")  # compiled before it is written
-    with_file = StateFile(tmp_path)
-    with_file.put([state])
-    back = with_file.get(ORIGIN)
-    assert back is not None
-    assert back.snapshot() == state.snapshot()
-    assert back.decide(1.0) is Decision.RULES
-    assert str(back.explain("https://example.com/x", "bot")) == "Disallow: / (line 3, group *)"
-    assert back.explain("https://example.com/a", "bot").allowed
-
-
-def test_allow_all_comes_back_as_the_shared_rules(tmp_path: Path) -> None:
+def test_a_record_comes_back_as_written(tmp_path: Path) -> None:
     state_file = StateFile(tmp_path)
-    state_file.put([fetched(allow_all("HTTP 404"))])
-    back = state_file.get(ORIGIN)
-    assert back is not None
-    assert back.rules is ALLOW_ALL_RULES
+    state_file.put([(ORIGIN, b"one"), (OTHER, b"two")])
+    assert state_file.get(ORIGIN) == b"one"
+    assert state_file.get(OTHER) == b"two"
+    assert state_file.get(Origin("http", "example.com", 80)) is None
 
 
-def test_a_given_up_origin_comes_back_given_up(tmp_path: Path) -> None:
-    """RFC 9309 §2.3.1.4: the give-up lasts its lifetime, wherever the state is kept."""
-    state = fetched(unavailable("HTTP 503"))
-    state.give_up(600.0, TIMING)
+def test_a_record_written_again_replaces_the_last_one(tmp_path: Path) -> None:
     state_file = StateFile(tmp_path)
-    state_file.put([state])
-    back = state_file.get(ORIGIN)
-    assert back is not None
-    assert back.decide(601.0) is Decision.DROP
+    state_file.put([(ORIGIN, b"old")])
+    state_file.put([(ORIGIN, b"new")])
+    assert state_file.get(ORIGIN) == b"new"
+    assert len(state_file) == 1
 
 
-def test_states_survive_a_reopen_in_the_same_directory(tmp_path: Path) -> None:
+def test_records_survive_a_reopen_in_the_same_directory(tmp_path: Path) -> None:
     first = StateFile(tmp_path)
-    first.put([fetched(from_response(200, b"User-agent: *\nDisallow: /x\n"))])
+    first.put([(ORIGIN, b"kept")])
     first.close()
     second = StateFile(tmp_path)
     assert len(second) == 1
-    assert second.get(ORIGIN) is not None
-    assert second.get(Origin("https", "other.example", 443)) is None
+    assert second.get(ORIGIN) == b"kept"
+
+
+def test_a_row_of_another_origin_under_the_same_key_is_not_read(tmp_path: Path) -> None:
+    """Two origins whose keys collide share a row: the other one reads nothing."""
+    StateFile(tmp_path).close()
+    with sqlite3.connect(tmp_path / FILENAME) as db:
+        db.execute("INSERT INTO states VALUES (?, ?, ?)", (_key(str(ORIGIN)), "x://y", b"r"))
+    assert StateFile(tmp_path).get(ORIGIN) is None
+
+
+def test_a_file_of_another_shape_is_emptied(tmp_path: Path) -> None:
+    """An older JOBDIR's file: its states are dropped (those origins are fetched again)."""
+    with sqlite3.connect(tmp_path / FILENAME) as db:
+        db.execute("CREATE TABLE states (origin TEXT PRIMARY KEY, snapshot TEXT, rules BLOB)")
+        db.execute("INSERT INTO states VALUES (?, '{}', NULL)", (str(ORIGIN),))
+    state_file = StateFile(tmp_path)
+    assert len(state_file) == 0
+    state_file.put([(ORIGIN, b"new")])
+    assert state_file.get(ORIGIN) == b"new"
 
 
 def test_a_temporary_file_is_removed_at_close() -> None:
     state_file = StateFile(None)
-    state_file.put([fetched(allow_all("HTTP 404"))])
+    state_file.put([(ORIGIN, b"record")])
     assert state_file.path.exists()
     state_file.close()
     assert not state_file.path.parent.exists()
-
-
-def test_a_state_written_by_another_version_is_not_read(tmp_path: Path) -> None:
-    StateFile(tmp_path).close()
-    with sqlite3.connect(tmp_path / FILENAME) as db:
-        db.execute(
-            "INSERT INTO states VALUES (?, ?, NULL)",
-            (str(ORIGIN), json.dumps({"version": 1, "has_rules": False})),
-        )
-    assert StateFile(tmp_path).get(ORIGIN) is None
-
-
-def test_unreadable_rules_are_logged_and_fetched_again(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    state_file = StateFile(tmp_path)
-    state_file.put([fetched(from_response(200, b"User-agent: *\nDisallow: /x\n"))])
-    with sqlite3.connect(tmp_path / FILENAME) as db:
-        db.execute("UPDATE states SET rules = ?", (b"not a pickle",))
-    with caplog.at_level(logging.WARNING):
-        assert state_file.get(ORIGIN) is None
-    assert "fetching it again" in caplog.text
 
 
 def test_a_file_that_fails_is_logged_once_and_counted(
@@ -112,7 +77,7 @@ def test_a_file_that_fails_is_logged_once_and_counted(
     state_file = StateFile(tmp_path)
     state_file._db.close()
     with caplog.at_level(logging.WARNING):
-        state_file.put([fetched(allow_all("HTTP 404"))])
+        state_file.put([(ORIGIN, b"record")])
         assert state_file.get(ORIGIN) is None
     assert state_file.errors == 2
     assert len(caplog.records) == 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from scrapy_robotsmeta.robotstxt._encoding import canonical_url_path, plain_url_path
 from scrapy_robotsmeta.robotstxt._matcher import Group, usage_lines_for
@@ -150,6 +150,30 @@ class RobotsTxt:
         size_hint = _BYTES_PER_BYTE * min(len(body), MAX_BYTES)
         return cls(groups, parsed.sitemaps, parsed.truncated, size_hint)
 
+    def to_plain(self) -> tuple[Any, ...]:
+        """These rules as tuples, strings and numbers, for an origin's record: read back
+        (:meth:`from_plain`) with no class to look up and nothing to parse or compile again."""
+        groups: list[tuple[Any, ...]] = []
+        positions: dict[int, int] = {}  # a group that several agents name is kept once
+        agents: dict[str, int] = {}
+        for agent, group in self._groups.items():
+            if id(group) not in positions:
+                positions[id(group)] = len(groups)
+                groups.append(group.to_plain())
+            agents[agent] = positions[id(group)]
+        return tuple(groups), agents, self.sitemaps, self.truncated, self.size_hint
+
+    @classmethod
+    def from_plain(cls, plain: tuple[Any, ...]) -> RobotsTxt:
+        groups, agents, sitemaps, truncated, size_hint = plain
+        built = [Group.from_plain(group) for group in groups]
+        return cls(
+            {agent: built[at] for agent, at in agents.items()}, sitemaps, truncated, size_hint
+        )
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _from_plain, (self.to_plain(),)
+
     def _group(self, user_agent: str) -> Group | None:
         groups = self._groups
         return groups.get(product_token(user_agent)) or groups.get("*")
@@ -193,3 +217,9 @@ class RobotsTxt:
         """The ``Crawl-delay`` of the group that applies to *user_agent*, in seconds."""
         group = self._group(user_agent)
         return group.crawl_delay if group is not None else None
+
+
+# A function, not the class method: Twisted registers a pickler of bound methods that cannot
+# pickle one bound to a class.
+def _from_plain(plain: tuple[Any, ...]) -> RobotsTxt:
+    return RobotsTxt.from_plain(plain)

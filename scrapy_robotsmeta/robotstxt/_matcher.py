@@ -168,6 +168,15 @@ class _Index:
 
     __slots__ = ("by_piece", "by_prefix", "piece_key_lengths")
 
+    def to_plain(self) -> tuple[Any, ...]:
+        return self.by_prefix, self.by_piece, self.piece_key_lengths
+
+    @classmethod
+    def from_plain(cls, plain: tuple[Any, ...]) -> _Index:
+        index = cls.__new__(cls)
+        index.by_prefix, index.by_piece, index.piece_key_lengths = plain
+        return index
+
     def __init__(self, table: _Table) -> None:
         by_prefix: dict[str, list[int]] = {}
         by_piece: dict[str, list[int]] = {}
@@ -231,13 +240,25 @@ class Group:
         self._table = _NO_RULES
         self._index: _Index | None = None
 
-    def __reduce__(self) -> tuple[Any, ...]:
-        # Plain tuples, not named ones: unpickling calls a NamedTuple's class once for each,
-        # which made reading an origin back from the cache's second tier several times slower.
+    def to_plain(self) -> tuple[Any, ...]:
+        """The group as tuples, strings and numbers: read back (:meth:`from_plain`) without
+        a class to look up for each part, and without compiling again what was compiled."""
         rules = None if self._rules is None else [tuple(rule) for rule in self._rules]
+        index = None if self._index is None else self._index.to_plain()
         usage = tuple(tuple(line) for line in self.usage)
-        state = (self.agents, self.crawl_delay, rules, tuple(self._table), self._index, usage)
-        return _unpickle_group, state
+        return self.agents, self.crawl_delay, rules, tuple(self._table), index, usage
+
+    @classmethod
+    def from_plain(cls, plain: tuple[Any, ...]) -> Group:
+        agents, crawl_delay, rules, table, index, usage = plain
+        group = cls(agents, rules or [], crawl_delay, tuple(map(UsageLine._make, usage)))
+        group._rules = rules
+        group._table = _Table._make(table)
+        group._index = None if index is None else _Index.from_plain(index)
+        return group
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return _group_from_plain, (self.to_plain(),)
 
     def _build(self, rules: list[Rule] | list[tuple[bool, str, int]]) -> None:
         compiled = [each for rule in rules for each in _compile(Rule._make(rule))]
@@ -272,16 +293,7 @@ class Group:
         return table.first_match(path, range(len(table.prefixes)))
 
 
-def _unpickle_group(  # noqa: PLR0917 - pickle passes __reduce__'s state positionally
-    agents: tuple[str, ...],
-    crawl_delay: float | None,
-    rules: list[tuple[bool, str, int]] | None,
-    table: tuple[Any, ...],
-    index: _Index | None,
-    usage: tuple[tuple[str, str | None, str, int], ...],
-) -> Group:
-    group = Group(agents, rules or [], crawl_delay, tuple(map(UsageLine._make, usage)))
-    group._rules = rules
-    group._table = _Table._make(table)
-    group._index = index
-    return group
+# A function, not the class method: Twisted registers a pickler of bound methods that cannot
+# pickle one bound to a class.
+def _group_from_plain(plain: tuple[Any, ...]) -> Group:
+    return Group.from_plain(plain)

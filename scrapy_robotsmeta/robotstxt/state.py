@@ -32,10 +32,23 @@ from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Hop, Kind, Outco
 # A server that asks for a robots.txt fetch before every request would make every request
 # wait; below this many seconds, Cache-Control: max-age is raised to it.
 MIN_EXPIRATION = 60.0
-# Changes with the shape of OriginState.snapshot() and of the pickled rules the state file keeps
-# with it (3: groups keep their usage lines): a state written by another version of the
-# package is not adopted.
-SNAPSHOT_VERSION = 3
+# Changes with the shape of OriginState.snapshot() and of the pickled rules a record keeps with
+# it (3: groups keep their usage lines; 4: one compressed record per origin): a state written by
+# another version of the package is not adopted.
+SNAPSHOT_VERSION = 4
+# The keys of OriginState.snapshot(), in its order (a record keeps the values alone).
+SNAPSHOT_FIELDS = (
+    "version",
+    "kind",
+    "reason",
+    "tries",
+    "expires_at",
+    "given_up",
+    "down_since",
+    "failures",
+    "retry_at",
+    "give_up_at",
+)
 # A try never gets less than this, even right before the give-up deadline.
 MIN_TRY_TIMEOUT = 0.1
 # At most this many tries of an outage are kept in OriginState.tries: its latest tell enough.
@@ -115,6 +128,9 @@ class OriginState:
     retry_at: float | None = None
     #: When the outage is given up.
     give_up_at: float | None = None
+    #: How many transitions this object went through: a cache that packed the state as it was
+    #: at some count knows, at the same count, that the state did not change since.
+    changes: int = 0
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -162,6 +178,7 @@ class OriginState:
         """Mark a fetch as started; return the timeout for each of its tries: in an outage no
         try may outlast the give-up deadline, or a hanging server would keep the crawl open
         after the origin was given up."""
+        self.changes += 1
         self.fetching = True
         self.fetch_started = now
         self.retry_at = None
@@ -177,6 +194,7 @@ class OriginState:
 
     def apply(self, outcome: Outcome, now: float, timing: Timing) -> Change:
         """Apply the outcome of a fetch that started with :meth:`start_fetch`."""
+        self.changes += 1
         self.fetching = False
         self.tries.append(outcome.hops)
         if outcome.kind is Kind.UNAVAILABLE:
@@ -217,11 +235,13 @@ class OriginState:
 
     def defer_fetch(self, until: float) -> None:
         """Start no fetch before *until*: another process holds the fetch."""
+        self.changes += 1
         self.retry_at = until
 
     def give_up(self, now: float, timing: Timing) -> None:
         """End an outage that lasted past its deadline: drop the origin's requests for one
         cache lifetime."""
+        self.changes += 1
         self.given_up, self.reason = True, f"gave up after {self.reason}"
         self.expires_at = now + timing.expiration
         self._end_outage()
@@ -273,6 +293,7 @@ class OriginState:
         """Take the state another process published (see :meth:`snapshot`), with *rules*
         parsed from the body it published; a fetch of this process in flight, if any, stays
         in flight."""
+        self.changes += 1
         self.rules = rules
         self.kind = Kind(snapshot["kind"]) if snapshot["kind"] is not None else None
         self.reason = snapshot["reason"]

@@ -1,42 +1,45 @@
-"""The second tier of origin states: one SQLite file that holds the origins memory let go.
+"""The second tier of origin states: one SQLite file of the records memory let go.
 
-Memory holds the origins in use, bounded in bytes (:class:`OriginCache`); an origin pushed out
-of it is written here, and read back from here when the crawl meets it again, rather than
-fetched again. The file sits in ``JOBDIR`` when there is one (``robotstxt-states.sqlite``,
-beside the parked requests of ``robotstxt-parked/``), and every state still in memory is written
-to it when the crawl closes, so a resumed crawl knows every robots.txt fetched before the
-pause; without ``JOBDIR`` it is a temporary file, removed when the crawl closes.
+Memory holds the origins in use and the records of others, bounded in bytes
+(:class:`~scrapy_robotsmeta.robotstxt.cache.OriginCache`); every record is written here as it is
+made, and an origin whose record left memory is read back from here when the crawl meets it
+again, rather than fetched again. The file sits in ``JOBDIR`` when there is one
+(``robotstxt-states.sqlite``, beside the parked requests of ``robotstxt-parked/``), and every
+state still live in memory is written to it when the crawl closes, so a resumed crawl knows
+every robots.txt fetched before the pause; without ``JOBDIR`` it is a temporary file, removed
+when the crawl closes.
 
-A record is the state's snapshot (JSON) and its parsed rules, pickled with the matchers they
-built: reading an origin back costs a look-up and an unpickling, not a parse of its robots.txt.
-Pickle is read only from this file, which the crawl itself wrote, as Scrapy's own ``JOBDIR``
-request queues are.
-
-It is a cache: writes are not synced to disk (``synchronous = OFF``), and a crash loses the
-states that were still in memory only; those origins are fetched again.
+A row is one origin's record (``robotstxt/record.py``: its state and parsed rules, a few
+hundred bytes for most files), keyed by a 64-bit hash of the origin so that a look-up is one
+search of one B-tree; the row also holds the origin, which a read checks. It is a cache:
+writes are not synced to disk (``synchronous = OFF``), and a crash loses the states that were
+still live in memory only; those origins are fetched again.
 """
 
 from __future__ import annotations
 
-import json
+import hashlib
 import logging
-import pickle
 import sqlite3
 import tempfile
-from collections.abc import Iterable
 from pathlib import Path
 
 from scrapy_robotsmeta.robotstxt.origin import Origin
-from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Kind
-from scrapy_robotsmeta.robotstxt.state import OriginState
 
 logger = logging.getLogger(__name__)
 
 FILENAME = "robotstxt-states.sqlite"
+# The shape of the file's table; a file of another shape (an older JOBDIR) is emptied.
+_SCHEMA = 2
+
+
+def _key(origin: str) -> int:
+    digest = hashlib.blake2b(origin.encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
 
 
 class StateFile:
-    """Origin → the last state written for it; *directory* None: a temporary file."""
+    """Origin → the last record written for it; *directory* None: a temporary file."""
 
     def __init__(self, directory: str | Path | None) -> None:
         self._temporary = None
@@ -50,50 +53,49 @@ class StateFile:
         self._db = sqlite3.connect(self.path)
         self._db.execute("PRAGMA journal_mode = WAL")
         self._db.execute("PRAGMA synchronous = OFF")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS states"
-            " (origin TEXT PRIMARY KEY, snapshot TEXT NOT NULL, rules BLOB)"
-        )  # not WITHOUT ROWID: rows of kilobytes read three times faster from a rowid table
+        (schema,) = self._db.execute("PRAGMA user_version").fetchone()
+        if schema != _SCHEMA:
+            with self._db:
+                self._db.execute("DROP TABLE IF EXISTS states")
+                self._db.execute(
+                    "CREATE TABLE states"
+                    " (key INTEGER PRIMARY KEY, origin TEXT NOT NULL, record BLOB NOT NULL)"
+                )
+                self._db.execute(f"PRAGMA user_version = {_SCHEMA}")
 
     def __len__(self) -> int:
         (count,) = self._db.execute("SELECT count(*) FROM states").fetchone()
         return int(count)
 
-    def put(self, states: Iterable[OriginState]) -> None:
-        """Write *states* (in one transaction). A failed write (disk full…) is logged and
+    def put(self, records: list[tuple[Origin, bytes]]) -> None:
+        """Write *records* (in one transaction). A failed write (disk full…) is logged and
         counted: those origins are fetched again if the crawl meets them again."""
-        rows = [(str(s.origin), json.dumps(s.snapshot()), _dump_rules(s)) for s in states]
+        rows = []
+        for origin, record in records:
+            name = str(origin)
+            rows.append((_key(name), name, record))
         try:
             with self._db:
                 self._db.executemany("INSERT OR REPLACE INTO states VALUES (?, ?, ?)", rows)
         except sqlite3.Error as exc:
             self._failed("write", exc)
 
-    def get(self, origin: Origin) -> OriginState | None:
-        """The state last written for *origin*, or None (also when the file cannot be read:
+    def get(self, origin: Origin) -> bytes | None:
+        """The record last written for *origin*, or None (also when the file cannot be read:
         logged and counted, the origin is fetched again)."""
+        name = str(origin)
         try:
             row = self._db.execute(
-                "SELECT snapshot, rules FROM states WHERE origin = ?", (str(origin),)
+                "SELECT origin, record FROM states WHERE key = ?", (_key(name),)
             ).fetchone()
         except sqlite3.Error as exc:
             self._failed("read", exc)
             return None
-        if row is None:
+        # Two origins with one hash (about one chance in 30 million among a million origins)
+        # share a row: the one written last has it, the other is fetched again.
+        if row is None or row[0] != name:
             return None
-        snapshot = json.loads(row[0])
-        if not OriginState.adoptable(snapshot):
-            return None
-        state = OriginState(origin)
-        rules = ALLOW_ALL_RULES if snapshot["kind"] == Kind.ALLOW_ALL.value else None
-        if row[1] is not None:
-            try:
-                rules = pickle.loads(row[1])
-            except Exception:  # written by another version whose classes changed shape
-                logger.warning("Unreadable stored robots.txt of %s: fetching it again", origin)
-                return None
-        state.adopt(snapshot, rules)
-        return state
+        return bytes(row[1])
 
     def _failed(self, what: str, exc: sqlite3.Error) -> None:
         if not self.errors:
@@ -110,10 +112,3 @@ class StateFile:
         self._db.close()
         if self._temporary is not None:
             self._temporary.cleanup()
-
-
-def _dump_rules(state: OriginState) -> bytes | None:
-    # Allow-all rules are one shared object, rebuilt from the snapshot's kind.
-    if state.rules is None or state.kind is Kind.ALLOW_ALL:
-        return None
-    return pickle.dumps(state.rules, protocol=pickle.HIGHEST_PROTOCOL)

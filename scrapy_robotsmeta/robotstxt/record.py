@@ -1,0 +1,55 @@
+"""One origin's state as bytes: how the cache keeps an origin it is not using.
+
+A live :class:`OriginState` holds its parsed rules with the crawler's group compiled: kilobytes
+for most files. Its record holds the same (the values of the state's snapshot, the rules as
+plain tuples with the tables their first check compiled, so that reading it back costs no parse
+and no compile), pickled and compressed: a few hundred bytes for most files. The cache keeps
+records in memory for the origins it is not using, and writes the same records to its second
+tier on disk.
+
+A record starts with the version of its shape; one of another version (an older JOBDIR) is
+not read, and its origin is fetched again. Pickle is only ever read from records this package
+wrote (in this process's memory, or in a file of the crawl's own), as Scrapy's ``JOBDIR``
+request queues are.
+"""
+
+from __future__ import annotations
+
+import logging
+import pickle
+import zlib
+
+from scrapy_robotsmeta.robotstxt import RobotsTxt
+from scrapy_robotsmeta.robotstxt.origin import Origin
+from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Kind
+from scrapy_robotsmeta.robotstxt.state import SNAPSHOT_FIELDS, SNAPSHOT_VERSION, OriginState
+
+logger = logging.getLogger(__name__)
+
+_VERSION = bytes([SNAPSHOT_VERSION])
+
+
+def pack(state: OriginState) -> bytes:
+    """The record of *state*."""
+    # Allow-all rules are one shared object, rebuilt from the snapshot's kind.
+    rules = state.rules.to_plain() if state.rules and state.kind is Kind.RULES else None
+    # Plain values only, no key and no class: half the bytes, and faster to read back.
+    plain = (tuple(state.snapshot().values()), rules)
+    return _VERSION + zlib.compress(pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def unpack(origin: Origin, record: bytes) -> OriginState | None:
+    """The state *record* holds for *origin*; None for a record of another version, or one
+    that cannot be read (logged)."""
+    if record[:1] != _VERSION:
+        return None
+    try:
+        values, plain = pickle.loads(zlib.decompress(memoryview(record)[1:]))
+        snapshot = dict(zip(SNAPSHOT_FIELDS, values, strict=True))
+        rules = None if plain is None else RobotsTxt.from_plain(plain)
+    except Exception:  # a damaged file: any exception an unpickling can raise
+        logger.warning("Unreadable stored robots.txt of %s: fetching it again", origin)
+        return None
+    state = OriginState(origin)
+    state.adopt(snapshot, ALLOW_ALL_RULES if snapshot["kind"] == Kind.ALLOW_ALL.value else rules)
+    return state

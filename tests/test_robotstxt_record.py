@@ -1,0 +1,116 @@
+"""An origin's record (``robotstxt/record.py``): the bytes the cache keeps of an origin it is
+not using, in memory and on disk, which give back the same state and the same verdicts."""
+
+from __future__ import annotations
+
+import logging
+import zlib
+
+import pytest
+
+from scrapy_robotsmeta.robotstxt.origin import Origin
+from scrapy_robotsmeta.robotstxt.policy import (
+    ALLOW_ALL_RULES,
+    Outcome,
+    allow_all,
+    from_response,
+    unavailable,
+)
+from scrapy_robotsmeta.robotstxt.record import pack, unpack
+from scrapy_robotsmeta.robotstxt.state import (
+    SNAPSHOT_FIELDS,
+    SNAPSHOT_VERSION,
+    Decision,
+    OriginState,
+    Timing,
+)
+
+ORIGIN = Origin("https", "example.com", 443)
+TIMING = Timing()
+
+
+def fetched(outcome: Outcome) -> OriginState:
+    state = OriginState(ORIGIN)
+    state.start_fetch(0.0, TIMING)
+    state.apply(outcome, 0.0, TIMING)
+    return state
+
+
+def test_rules_come_back_as_written_with_their_line_numbers() -> None:
+    state = fetched(from_response(200, b"User-agent: *\nAllow: /a\nDisallow: /\n"))
+    back = unpack(ORIGIN, pack(state))
+    assert back is not None
+    assert back.snapshot() == state.snapshot()
+    assert back.decide(1.0) is Decision.RULES
+    assert str(back.explain("https://example.com/x", "bot")) == "Disallow: / (line 3, group *)"
+    assert back.explain("https://example.com/a", "bot").allowed
+
+
+def test_every_group_comes_back_not_only_the_one_a_crawler_used() -> None:
+    """RFC 9309 §2.2.1: the token decides the group, per request; a record keeps them all."""
+    body = b"User-agent: a\nDisallow: /mine\n\nUser-agent: *\nDisallow: /all\n"
+    state = fetched(from_response(200, body))
+    assert state.rules is not None
+    state.rules.allowed("https://example.com/", "a")  # group a compiled, the other not
+    back = unpack(ORIGIN, pack(state))
+    assert back is not None
+    assert back.rules is not None
+    assert not back.rules.allowed("https://example.com/mine", "a")
+    assert back.rules.allowed("https://example.com/all", "a")
+    assert not back.rules.allowed("https://example.com/all", "other")
+
+
+def test_a_compiled_group_needs_no_compiling_again() -> None:
+    state = fetched(from_response(200, b"User-agent: *\nDisallow: /x\n"))
+    assert state.rules is not None
+    state.rules.allowed("https://example.com/", "bot")
+    back = unpack(ORIGIN, pack(state))
+    assert back is not None
+    assert back.rules is not None
+    group = back.rules._group("bot")
+    assert group is not None
+    assert group._rules is None  # the compiled table came back with it
+    assert not back.rules.allowed("https://example.com/x", "bot")
+
+
+def test_allow_all_comes_back_as_the_shared_rules() -> None:
+    back = unpack(ORIGIN, pack(fetched(allow_all("HTTP 404"))))
+    assert back is not None
+    assert back.rules is ALLOW_ALL_RULES
+
+
+def test_a_given_up_origin_comes_back_given_up() -> None:
+    """RFC 9309 §2.3.1.4: the give-up lasts its lifetime, wherever the state is kept."""
+    state = fetched(unavailable("HTTP 503"))
+    state.give_up(600.0, TIMING)
+    back = unpack(ORIGIN, pack(state))
+    assert back is not None
+    assert back.decide(601.0) is Decision.DROP
+
+
+def test_a_record_is_a_fraction_of_the_file_it_holds() -> None:
+    body = b"User-agent: *\n" + b"".join(b"Disallow: /private/%d/\n" % i for i in range(200))
+    record = pack(fetched(from_response(200, body)))
+    assert len(record) < len(body) / 4
+
+
+def test_a_record_of_another_version_is_not_read() -> None:
+    record = pack(fetched(from_response(200, b"User-agent: *\nDisallow: /x\n")))
+    older = bytes([SNAPSHOT_VERSION - 1]) + record[1:]
+    assert unpack(ORIGIN, older) is None
+
+
+def test_an_unreadable_record_is_logged_and_fetched_again(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    damaged = bytes([SNAPSHOT_VERSION]) + zlib.compress(b"not a pickle")
+    truncated = pack(fetched(allow_all("HTTP 404")))[:-5]
+    with caplog.at_level(logging.WARNING):
+        assert unpack(ORIGIN, damaged) is None
+        assert unpack(ORIGIN, truncated) is None
+    assert caplog.text.count("fetching it again") == 2
+
+
+def test_the_snapshot_fields_are_the_snapshot_keys_in_order() -> None:
+    """A record keeps the snapshot's values alone, read back by these keys."""
+    assert tuple(OriginState(ORIGIN).snapshot()) == SNAPSHOT_FIELDS
