@@ -34,6 +34,8 @@ from scrapy_robotsmeta.usage.preferences import (
 from scrapy_robotsmeta.useragent import CrawlerToken
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
 
@@ -50,6 +52,9 @@ class _Page:
     directives: Directives | None = None
     usage: Preferences | None = None
     nofollow_targets: NofollowTargets | None = None
+    #: Every request the page yields passes, whatever it is: known once the first request has
+    #: been judged (the directives and the nofollow links are then read).
+    keeps_requests: bool = False
 
 
 # Keyed by response, as Scrapy's own per-response caches are: an entry lives as long as its
@@ -110,7 +115,9 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
 
     def directives(self, response: Response) -> Directives:
         """The effective directives of *response*, read on the first call only."""
-        page = self._page(response)
+        return self._directives_of(self._page(response), response)
+
+    def _directives_of(self, page: _Page, response: Response) -> Directives:
         if page.directives is None:
             page.directives, page.usage = self._read(response)
         return page.directives
@@ -122,17 +129,43 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
             page.directives, page.usage = self._read(response)
         return page.usage
 
+    async def process_spider_output_async(
+        self,
+        response: Response | None,
+        result: AsyncIterator[Any],
+        spider: Spider | None = None,
+    ) -> AsyncIterator[Any]:
+        # The base class' loop, without its wrapper (a second asynchronous generator that checks
+        # the spider argument) and with the usual request of an unrestricted page let through
+        # on the spot: a page yields dozens of requests, each stepping through this loop.
+        async for output in result:
+            if isinstance(output, Request):
+                if response is self._recent_response and self._recent_page.keeps_requests:
+                    yield output
+                elif (request := self.get_processed_request(output, response)) is not None:
+                    yield request
+            elif (item := self.get_processed_item(output, response)) is not None:
+                yield item
+
     def get_processed_request(self, request: Request, response: Response | None) -> Request | None:
-        if response is None or request.meta.get(DONT_OBEY_META_KEY):
+        if response is None:
             return request
-        if self._obey_nofollow and not self.directives(response).follow:
+        if response is self._recent_response and self._recent_page.keeps_requests:
+            return request
+        if request.meta.get(DONT_OBEY_META_KEY):
+            return request
+        page = self._page(response)
+        if self._obey_nofollow and not self._directives_of(page, response).follow:
             self._drop_request(request, response, "nofollow", "the page says nofollow")
             return None
-        if self._obey_rel_nofollow and request.url in self._nofollow_targets(response):
+        targets = self._nofollow_targets(page, response) if self._obey_rel_nofollow else None
+        if targets and request.url in targets:
             self._drop_request(
                 request, response, "rel_nofollow", 'its links to it all have rel="nofollow"'
             )
             return None
+        if not targets:  # nothing left that could drop a request of this page
+            page.keeps_requests = True
         return request
 
     def get_processed_item(self, item: Any, response: Response | None) -> Any:
@@ -205,8 +238,7 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
             {"origin": key[0], "use": refusal.use, "source": refusal.source, "response": response},
         )
 
-    def _nofollow_targets(self, response: Response) -> NofollowTargets:
-        page = self._page(response)
+    def _nofollow_targets(self, page: _Page, response: Response) -> NofollowTargets:
         if page.nofollow_targets is None:
             try:
                 urls = rel_nofollow_urls(response)

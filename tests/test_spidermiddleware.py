@@ -8,6 +8,7 @@ and text; here the whole middleware gets the response, as Scrapy hands it over.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -234,3 +235,69 @@ def test_purposes_are_read_once_and_an_unknown_one_is_refused_at_start() -> None
     assert mw._purposes == ("ai_train", "ai_input")
     with pytest.raises(ValueError, match="ROBOTSMETA_PURPOSE: unknown use 'ai-everything'"):
         RobotsMetaMiddleware(get_crawler(Spider, {"ROBOTSMETA_PURPOSE": ["ai-everything"]}))
+
+
+def _drain(outputs: AsyncIterator[Any]) -> list[Any]:
+    """The outputs of an asynchronous generator that never waits on anything."""
+
+    async def collect() -> list[Any]:
+        return [output async for output in outputs]
+
+    coroutine = collect()
+    with pytest.raises(StopIteration) as done:
+        coroutine.send(None)
+    result: list[Any] = done.value.value
+    return result
+
+
+async def _aiter(outputs: list[Any]) -> AsyncIterator[Any]:
+    for output in outputs:
+        yield output
+
+
+def test_async_output_is_judged_as_the_sync_one() -> None:
+    """Scrapy hands the callback's output to process_spider_output_async: it passes and drops
+    what process_spider_output does, also when the outputs of two pages alternate (one
+    page's requests all pass, the other's do not)."""
+    nofollow_page = html_response(
+        '<a href="/a" rel="nofollow">a</a><a href="/b">b</a><a href="/c" rel="NoFollow ugc">c</a>'
+    )
+    plain_page = HtmlResponse(
+        "http://example.com/other.html",
+        body=b'<a href="/a">a</a>',
+        headers={"Content-Type": "text/html"},
+    )
+
+    def outputs(response: Response) -> list[Any]:
+        return [
+            Request(response.urljoin("/a")),
+            {"url": response.url},
+            Request(response.urljoin("/b")),
+            Request(response.urljoin("/c")),
+            Request(response.urljoin("/c"), meta={"dont_obey_robotsmeta": True}),
+        ]
+
+    def judged(run: Any) -> list[list[str]]:
+        mw, _ = middleware(rel_nofollow=True)
+        pages = (nofollow_page, plain_page)
+        for response in pages:
+            mw.process_spider_input(response)
+        passed: list[list[str]] = [[], []]
+        for round_ in range(3):
+            for index, response in enumerate(pages):
+                for output in run(mw, response, outputs(response)[round_:]):
+                    passed[index].append(output.url if isinstance(output, Request) else "item")
+        return passed
+
+    spider_arg = (None,) if scrapy.version_info < (2, 14) else ()
+    synchronous = judged(
+        lambda mw, response, outs: list(mw.process_spider_output(response, outs, *spider_arg))
+    )
+    asynchronous = judged(
+        lambda mw, response, outs: _drain(mw.process_spider_output_async(response, _aiter(outs)))
+    )
+    assert asynchronous == synchronous
+    assert "http://example.com/c" in synchronous[0]  # only through dont_obey_robotsmeta
+    assert synchronous[0].count("http://example.com/c") == 3
+    assert "http://example.com/a" not in synchronous[0]
+    assert synchronous[1].count("http://example.com/a") == 1

@@ -42,7 +42,10 @@ _HTML_SPACES = re.compile(r"[ \t\n\f\r]+")
 # character, and for "_" also &lowbar; and &UnderBar; (no named reference decodes to an ASCII
 # letter or to "-", which is all a name of a robot or a rule is made of).
 _CHARACTER_REFERENCE = re.compile(rb"&(?:#|lowbar;|underbar;)")
-# How much more of a page is parsed at a time, past the spelling of a meta's name.
+# How much more of a page is parsed at a time, past the spelling of a meta's name: little at
+# first (the element after a meta usually starts on the next line), then more and more, up to
+# _CHUNK, when a long text follows it.
+_FIRST_STEP = 512
 _CHUNK = 4096
 _REL_VALUES = etree.XPath("//a/@rel|//area/@rel")
 # Characters that URL parsers drop, or read as "/" (ASCII whitespace and controls, backslash):
@@ -120,19 +123,22 @@ def rel_nofollow_urls(response: Response) -> frozenset[str]:
     if not is_html(response) or not _may_have_rel_nofollow(response):
         return frozenset()
     nofollow: list[Any] = []
-    followed: list[Any] = []
+    followed: list[tuple[Any, str]] = []
     for link in _root(response).iter("a", "area"):
         href = link.get("href")
         if href is not None:
-            rel = _HTML_SPACES.split(ascii_lower(link.get("rel", "")))
-            (nofollow if "nofollow" in rel else followed).append(link)
+            rel = link.get("rel")  # most links have none
+            if rel is not None and "nofollow" in _HTML_SPACES.split(ascii_lower(rel)):
+                nofollow.append(link)
+            else:
+                followed.append((link, href))
     resolve = _Resolver(response)
     urls = {url for link in nofollow if (url := resolve(link)) is not None}
     # Resolving and canonicalising a link costs more than all the rest, so a followed link is
     # resolved only when it may land on one of the few nofollow URLs.
     targets = NofollowTargets(frozenset(urls))
-    for link in followed:
-        if urls and targets.may_match(link.get("href").strip(_HTML_SPACE)):
+    for link, href in followed:
+        if urls and targets.may_match(href.strip(_HTML_SPACE)):
             urls.discard(resolve(link))
     return frozenset(urls)
 
@@ -163,7 +169,7 @@ class NofollowTargets:
             return False
         if self._tails is None:
             return True
-        tail = _link_tail(url)
+        tail = _cached_link_tail(url) if len(url) <= _CACHED_URL_LENGTH else _link_tail(url)
         return tail is None or tail in self._tails
 
 
@@ -227,6 +233,13 @@ def _link_tail(url: str) -> str | None:
     if tail is None or tail in (".", "..") or not _UNRESERVED.fullmatch(tail):
         return None
     return tail
+
+
+# Pages of a site link to the same URLs (navigation, other pages' links): many a link and
+# request is read again here, on another page. Only URLs of a usual length are kept, so that
+# hostile pages cannot fill the memory with them.
+_cached_link_tail = lru_cache(maxsize=4096)(_link_tail)
+_CACHED_URL_LENGTH = 2048
 
 
 def _parsed(response: TextResponse) -> bool:
@@ -316,8 +329,10 @@ def _metas_before(body: bytes, position: int) -> list[Any] | None:
     parser = etree.HTMLPullParser(events=("start",), encoding="utf8", recover=True, huge_tree=True)
     metas: list[Any] = []
     fed = 0
+    step = _FIRST_STEP
     while fed < len(body):
-        chunk = body[fed : max(position + 1, fed + _CHUNK)]
+        chunk = body[fed : max(position + 1, fed + step)]
+        step = min(2 * step, _CHUNK)
         if not chunk.isascii() or b"\x00" in chunk:
             return None
         parser.feed(chunk)
