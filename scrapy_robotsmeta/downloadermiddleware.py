@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import weakref
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
@@ -85,9 +86,12 @@ class RobotsTxtMiddleware:
         )
         #: Origins whose requests wait: parked, waiting in process_request, or being fetched.
         self._pending: set[Origin] = set()
-        self.states = OriginCache(
-            settings.getint("ROBOTSTXT_CACHE_MEMORY"), keep=self._pending.__contains__
+        #: Origins with released requests not decided yet, and how many (see _hold).
+        self._held: Counter[Origin] = Counter()
+        self._releases: weakref.WeakKeyDictionary[Request, weakref.finalize[Any, Any]] = (
+            weakref.WeakKeyDictionary()
         )
+        self.states = OriginCache(settings.getint("ROBOTSTXT_CACHE_MEMORY"), keep=self._kept)
         self.fetcher = RobotsTxtFetcher(
             crawler,
             self.stats,
@@ -130,6 +134,10 @@ class RobotsTxtMiddleware:
         IgnoreRequest, or say it must wait (WAIT), starting a fetch when one is due."""
         now = self.clock.seconds()
         decision = state.decide(now)
+        if self._releases and decision is not Decision.WAIT:
+            release = self._releases.pop(request, None)
+            if release is not None:
+                release()  # runs _unhold once, and never again
         if decision is Decision.RULES:
             assert state.rules is not None
             token = self.token.for_request(request)
@@ -379,8 +387,27 @@ class RobotsTxtMiddleware:
             waiter.callback(None)
         if self._closed:
             return  # what is still parked stays with the storage, which counts it at close
+        # Without a second tier, an origin that left memory before its released requests were
+        # decided would be fetched again and those requests parked again, over and over.
+        hold = self.states.second is None
         async for request in self.storage.release(origin):
+            if hold:
+                self._hold(origin, request)
             self.crawler.engine.crawl(request)
+
+    def _kept(self, origin: Origin) -> bool:
+        """Whether *origin*'s state must stay live in memory."""
+        return origin in self._pending or origin in self._held
+
+    def _hold(self, origin: Origin, request: Request) -> None:
+        """Keep *origin* live until *request*, released, is decided, or dropped on its way."""
+        self._held[origin] += 1
+        self._releases[request] = weakref.finalize(request, self._unhold, origin)
+
+    def _unhold(self, origin: Origin) -> None:
+        self._held[origin] -= 1
+        if not self._held[origin]:
+            del self._held[origin]
 
     def explain(self, url: str, request: Request | None = None) -> Explanation:
         """Why *url* is allowed, refused or waiting, as this crawl knows it now. *request*:

@@ -4,6 +4,7 @@ robots.txt is fetched once in that lifetime however many origins the crawl meets
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,7 @@ from scrapy_robotsmeta.robotstxt.cache import STATE_BYTES
 from scrapy_robotsmeta.storage import MemoryStorage
 from scrapy_robotsmeta.storage.statefile import FILENAME, StateFile
 from scrapy_robotsmeta.testing import Site, html, links_page, static
-from tests.crawl import FollowAllSpider, crawl, make_crawler
+from tests.crawl import FollowAllSpider, ListSpider, crawl, make_crawler
 
 ORIGINS = 25
 LAPS = 3
@@ -106,3 +107,24 @@ async def test_a_resumed_job_fetches_no_robots_txt_again(ring: list[Site], tmp_p
     await crawl([site.url("/more") for site in ring], settings)
     assert all(site.hits["/more"] == 1 for site in ring)
     assert all(site.hits["/robots.txt"] == 1 for site in ring)
+
+
+@deferred_f_from_coro_f
+async def test_without_the_disk_tier_released_requests_keep_their_origin_in_memory(
+    ring: list[Site],
+) -> None:
+    """Requests released by an origin's fetch are decided by its rules before it can leave
+    memory: forgetting it in between would fetch its robots.txt again and park them again,
+    over and over (the crawl never ended). Every page of every origin is asked for at once,
+    shuffled; an origin is fetched again only for requests that were not waiting on it."""
+    urls = [site.url(f"/lap{lap}") for site in ring for lap in range(LAPS)]
+    random.Random(3).shuffle(urls)
+    settings = {
+        "ROBOTSTXT_CACHE_MEMORY": A_FEW_ORIGINS,
+        "ROBOTSTXT_CACHE_SPILL": False,
+        "CLOSESPIDER_TIMEOUT": 30,  # what ends the crawl if it goes round in circles
+    }
+    result = await crawl(urls, settings, ListSpider)
+    pages = [url for url in result.downloaded if not url.endswith("/robots.txt")]
+    assert sorted(pages) == sorted(urls)
+    assert max(site.hits["/robots.txt"] for site in ring) <= LAPS
