@@ -150,6 +150,12 @@ class RobotsTxt:
         size_hint = _BYTES_PER_BYTE * min(len(body), MAX_BYTES)
         return cls(groups, parsed.sitemaps, parsed.truncated, size_hint)
 
+    @property
+    def compiled(self) -> int:
+        """How many groups checks have compiled, counted once per agent: it only grows, so a
+        copy made before the last check compiled one has a smaller count."""
+        return sum(group.compiled for group in self._groups.values())
+
     def to_plain(self) -> tuple[Any, ...]:
         """These rules as tuples, strings and numbers, for an origin's record: read back
         (:meth:`from_plain`) with no class to look up and nothing to parse or compile again."""

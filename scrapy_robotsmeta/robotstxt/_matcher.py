@@ -268,6 +268,11 @@ class Group:
             self._index = _Index(self._table)
         self._rules = None
 
+    @property
+    def compiled(self) -> bool:
+        """Whether a check compiled the group's rules."""
+        return self._rules is None
+
     def allows(self, path: str) -> bool:
         """Whether a canonical *path* is allowed: no rule matches, or the deciding one allows."""
         index = self._decide(path)

@@ -44,6 +44,10 @@ def record_bytes(record: bytes) -> int:
     return RECORD_BYTES + len(record)
 
 
+def _compiled(state: OriginState) -> int:
+    return 0 if state.rules is None else state.rules.compiled
+
+
 class SecondTier(Protocol):
     #: Reads and writes that failed (each such origin is fetched again if met again).
     errors: int
@@ -73,9 +77,11 @@ class OriginCache:
         self.second = second
         self._states: OrderedDict[Origin, OriginState] = OrderedDict()
         self._sizes: dict[Origin, int] = {}
-        # Live states unpacked from a record, with their change count then: one that has not
-        # changed since packs into that same record, which the second tier has already.
-        self._sources: dict[Origin, tuple[int, bytes]] = {}
+        # Live states unpacked from a record, with their change count and compiled groups
+        # then: one that has changed in neither packs into that same record, which the second
+        # tier has already (a group compiled since is worth a new record: unpacking it again
+        # would compile it again).
+        self._sources: dict[Origin, tuple[int, int, bytes]] = {}
         self._records: OrderedDict[Origin, bytes] = OrderedDict()
         #: Estimated bytes of the live states, and of everything in memory.
         self.live_bytes = 0
@@ -131,7 +137,7 @@ class OriginCache:
         size = state_bytes(state)
         source = self._sources.get(origin)
         if source is not None:
-            size += len(source[1])
+            size += len(source[2])
         change = size - self._sizes[origin]
         if change:
             self._sizes[origin] += change
@@ -168,14 +174,14 @@ class OriginCache:
             self.packed_hits += 1
         else:
             self.second_hits += 1
-        self._sources[origin] = (state.changes, record)
+        self._sources[origin] = (state.changes, _compiled(state), record)
         return state
 
     def _record_of(self, state: OriginState) -> bytes | None:
         """The record *state* was unpacked from, if it has not changed since; else None."""
         source = self._sources.get(state.origin)
-        if source is not None and source[0] == state.changes:
-            return source[1]
+        if source is not None and source[:2] == (state.changes, _compiled(state)):
+            return source[2]
         return None
 
     def _evict(self, keep: Origin) -> None:
