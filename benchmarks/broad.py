@@ -18,7 +18,9 @@ whole add-on, page-level rules read too), ``nospill`` (the robots.txt part with
 ``ROBOTSTXT_CACHE_SPILL = False``: evicted origins are forgotten) and ``builtin`` (Scrapy's
 RobotsTxtMiddleware, which never forgets an origin and never bounds its memory). The server
 counts robots.txt requests per origin; a crawl's time runs from spider_opened to
-spider_closed.
+spider_closed, as does the crawler process's CPU time; the robots.txt part's share of that CPU
+time is sampled inside each crawl (``benchmarks/_sampler.py``: our package's frames, or Scrapy's
+robots.txt middleware and Protego), which the machine's load does not move as it moves times.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from twisted.internet import defer
 
 from benchmarks._common import corpus, machine, median, table
 from benchmarks._results import write_figures
+from benchmarks._sampler import ROBOTSTXT, Sampler
 from scrapy_robotsmeta.robotstxt import RobotsTxt
 from scrapy_robotsmeta.robotstxt.cache import record_bytes
 from scrapy_robotsmeta.robotstxt.origin import Origin
@@ -137,15 +140,21 @@ def worker(mode: str, port: int, origins: int, pages: int, memory: int) -> None:
             return None
 
     figures: dict[str, float] = {}
+    sampler = Sampler()
+
+    def opened() -> None:
+        figures.update(started=time.perf_counter(), cpu_started=time.process_time())
+        sampler.start()
+
+    def closed() -> None:
+        sampler.stop()
+        figures.update(ended=time.perf_counter(), cpu_ended=time.process_time())
+
     settings = {**SETTINGS, **MODE_SETTINGS[mode], "ROBOTSTXT_CACHE_MEMORY": memory}
     process = CrawlerProcess(settings)
     crawler = process.create_crawler(BroadSpider)
-    crawler.signals.connect(
-        lambda: figures.update(started=time.perf_counter()), signals.spider_opened, weak=False
-    )
-    crawler.signals.connect(
-        lambda: figures.update(ended=time.perf_counter()), signals.spider_closed, weak=False
-    )
+    crawler.signals.connect(opened, signals.spider_opened, weak=False)
+    crawler.signals.connect(closed, signals.spider_closed, weak=False)
     process.crawl(crawler)
     process.start()
     assert crawler.stats is not None
@@ -154,6 +163,8 @@ def worker(mode: str, port: int, origins: int, pages: int, memory: int) -> None:
         json.dumps(
             {
                 "seconds": figures["ended"] - figures["started"],
+                "cpu_seconds": figures["cpu_ended"] - figures["cpu_started"],
+                "robotstxt_share": sampler.share(ROBOTSTXT),
                 "pages": stats.get("response_received_count", 0)
                 - stats.get("robotstxt/response_count", 0),
                 "stats": {k: v for k, v in stats.items() if k.startswith("robotstxt/cache")},
@@ -231,7 +242,8 @@ def main() -> None:
             print(
                 f"round {round_ + 1}: "
                 + ", ".join(
-                    f"{mode} {results[mode][-1]['seconds']:.1f} s, "
+                    f"{mode} {results[mode][-1]['seconds']:.1f} s "
+                    f"(CPU {results[mode][-1]['cpu_seconds']:.1f} s), "
                     f"{results[mode][-1]['robots_requests']} robots.txt"
                     for mode in modes
                 ),
@@ -247,22 +259,29 @@ def report(
     results: dict[str, list[dict[str, Any]]], args: argparse.Namespace, memory: int
 ) -> None:
     builtin = (
-        median(run["seconds"] for run in results.get("builtin", []))
-        if "builtin" in results
-        else None
+        median(run["seconds"] for run in results["builtin"]) if "builtin" in results else None
+    )
+    builtin_cpu = (
+        median(run["cpu_seconds"] for run in results["builtin"]) if "builtin" in results else None
     )
     rows, figures = [], {}
     hits = ("memory_hits", "packed_hits", "disk_hits", "packed", "spilled", "forgotten")
     for mode, runs in results.items():
         seconds = median(run["seconds"] for run in runs)
+        cpu = median(run["cpu_seconds"] for run in runs)
         requests = median(run["robots_requests"] for run in runs)
         per_origin = requests / args.origins
         versus = seconds / builtin if builtin else None
+        cpu_versus = cpu / builtin_cpu if builtin_cpu else None
+        share = median(run["robotstxt_share"] for run in runs)
         rows.append(
             [
                 mode,
                 f"{seconds:.1f}",
                 f"{versus:.3f}" if versus is not None else "",
+                f"{cpu:.1f}",
+                f"{cpu_versus:.3f}" if cpu_versus is not None else "",
+                f"{share:.2%}",
                 f"{requests:,.0f}",
                 f"{per_origin:.2f}" if mode != "none" else "",
                 f"{median(run['pages'] for run in runs):,.0f}",
@@ -277,6 +296,9 @@ def report(
         figures[mode] = {
             "seconds_median": seconds,
             "time_vs_builtin": versus,
+            "cpu_seconds_median": cpu,
+            "cpu_vs_builtin": cpu_versus,
+            "robotstxt_share_median": share,
             "robots_requests_median": requests,
             "robots_per_origin": per_origin,
             "runs": runs,
@@ -288,6 +310,9 @@ def report(
                 "mode",
                 "crawl s",
                 "time / builtin",
+                "crawler CPU s",
+                "CPU / builtin",
+                "robots.txt share",
                 "robots.txt requests",
                 "per origin",
                 "pages",

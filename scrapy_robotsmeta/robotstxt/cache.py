@@ -28,7 +28,7 @@ STATE_BYTES = 800
 #: What a packed origin costs in memory besides its record's bytes (its origin, the cache's
 #: entry, the allocator's own overhead as records come and go): the growth of the process's
 #: RSS per packed origin with 1,000,000 origins (benchmarks/tiers.py), rounded up.
-RECORD_BYTES = 500
+RECORD_BYTES = 800
 #: The share of the bound that live states may fill; packed ones have the rest.
 LIVE_SHARE = 0.5
 
