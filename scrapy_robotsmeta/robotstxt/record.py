@@ -22,7 +22,7 @@ import zlib
 from scrapy_robotsmeta.robotstxt import RobotsTxt
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Kind
-from scrapy_robotsmeta.robotstxt.state import SNAPSHOT_FIELDS, SNAPSHOT_VERSION, OriginState
+from scrapy_robotsmeta.robotstxt.state import SNAPSHOT_VERSION, OriginState
 
 logger = logging.getLogger(__name__)
 
@@ -45,11 +45,10 @@ def unpack(origin: Origin, record: bytes) -> OriginState | None:
         return None
     try:
         values, plain = pickle.loads(zlib.decompress(memoryview(record)[1:]))
-        snapshot = dict(zip(SNAPSHOT_FIELDS, values, strict=True))
         rules = None if plain is None else RobotsTxt.from_plain(plain)
+        state = OriginState(origin)
+        state.restore(values, ALLOW_ALL_RULES if values[1] == Kind.ALLOW_ALL.value else rules)
     except Exception:  # a damaged file: any exception an unpickling can raise
         logger.warning("Unreadable stored robots.txt of %s: fetching it again", origin)
         return None
-    state = OriginState(origin)
-    state.adopt(snapshot, ALLOW_ALL_RULES if snapshot["kind"] == Kind.ALLOW_ALL.value else rules)
     return state

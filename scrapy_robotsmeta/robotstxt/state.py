@@ -293,14 +293,24 @@ class OriginState:
         """Take the state another process published (see :meth:`snapshot`), with *rules*
         parsed from the body it published; a fetch of this process in flight, if any, stays
         in flight."""
+        self.restore(tuple(snapshot[name] for name in SNAPSHOT_FIELDS), rules)
+
+    def restore(self, values: tuple[Any, ...], rules: RobotsTxt | None) -> None:
+        """:meth:`adopt` from the snapshot's values alone, in :data:`SNAPSHOT_FIELDS` order
+        (as an origin's record keeps them)."""
         self.changes += 1
+        (
+            _,
+            kind,
+            self.reason,
+            tries,
+            self.expires_at,
+            self.given_up,
+            self.down_since,
+            self.failures,
+            self.retry_at,
+            self.give_up_at,
+        ) = values
         self.rules = rules
-        self.kind = Kind(snapshot["kind"]) if snapshot["kind"] is not None else None
-        self.reason = snapshot["reason"]
-        self.tries = [tuple(Hop(*hop) for hop in hops) for hops in snapshot["tries"]]
-        self.expires_at = snapshot["expires_at"]
-        self.given_up = snapshot["given_up"]
-        self.down_since = snapshot["down_since"]
-        self.failures = snapshot["failures"]
-        self.retry_at = snapshot["retry_at"]
-        self.give_up_at = snapshot["give_up_at"]
+        self.kind = None if kind is None else Kind(kind)
+        self.tries = [tuple(Hop(*hop) for hop in hops) for hops in tries]
