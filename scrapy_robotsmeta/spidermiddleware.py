@@ -136,13 +136,10 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
         spider: Spider | None = None,
     ) -> AsyncIterator[Any]:
         # The base class' loop, without its wrapper (a second asynchronous generator that checks
-        # the spider argument) and with the usual request of an unrestricted page let through
-        # on the spot: a page yields dozens of requests, each stepping through this loop.
+        # the spider argument): a page yields dozens of requests, each stepping through it.
         async for output in result:
             if isinstance(output, Request):
-                if response is self._recent_response and self._recent_page.keeps_requests:
-                    yield output
-                elif (request := self.get_processed_request(output, response)) is not None:
+                if (request := self.get_processed_request(output, response)) is not None:
                     yield request
             elif (item := self.get_processed_item(output, response)) is not None:
                 yield item
