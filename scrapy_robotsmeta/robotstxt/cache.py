@@ -135,11 +135,7 @@ class OriginCache:
             states[origin] = state
             self._sizes[origin] = 0
         # Measured at each use: a fetch changes a state's size after it was cached.
-        size = state_bytes(state)
-        source = self._sources.get(origin)
-        if source is not None:
-            size += len(source[2])
-        change = size - self._sizes[origin]
+        change = state_bytes(state) - self._sizes[origin]
         if change:
             self._sizes[origin] += change
             self.live_bytes += change
@@ -176,6 +172,9 @@ class OriginCache:
         else:
             self.second_hits += 1
         self._sources[origin] = (state.changes, _compiled(state), record)
+        # The record stays in memory beside its live state until the state is packed again.
+        self.live_bytes += len(record)
+        self.bytes += len(record)
         return state
 
     def _record_of(self, state: OriginState) -> bytes | None:
@@ -195,7 +194,8 @@ class OriginCache:
                 break
             if origin != keep and not state.fetching and not self._keep(origin):
                 victims.append(state)
-                excess -= self._sizes[origin]
+                source = self._sources.get(origin)
+                excess -= self._sizes[origin] + (len(source[2]) if source is not None else 0)
         writes = [write for write in map(self._pack, victims) if write is not None]
         if writes and self.second is not None:
             self.second.put(writes)
@@ -217,7 +217,10 @@ class OriginCache:
         self.live_bytes -= size
         self.bytes -= size
         record = self._record_of(state)
-        self._sources.pop(origin, None)
+        source = self._sources.pop(origin, None)
+        if source is not None:
+            self.live_bytes -= len(source[2])
+            self.bytes -= len(source[2])
         if not state.fetched_before:
             return None  # nothing that a fetch would have to find again
         write = None
