@@ -73,6 +73,26 @@ def test_a_compiled_group_needs_no_compiling_again() -> None:
     assert not back.rules.allowed("https://example.com/x", "bot")
 
 
+def test_a_group_is_built_from_its_record_only_when_a_check_selects_it() -> None:
+    """RFC 9309 §2.2.1: a check reads the one group its token selects; the others stay as the
+    record keeps them, and are packed again as they were."""
+    body = b"User-agent: a\nDisallow: /mine\n\nUser-agent: b\nUser-agent: c\nDisallow: /theirs\n"
+    state = fetched(from_response(200, body))
+    assert state.rules is not None
+    state.rules.allowed("https://example.com/", "a")
+    back = unpack(ORIGIN, pack(state))
+    assert back is not None
+    assert back.rules is not None
+    assert not back.rules.allowed("https://example.com/mine", "a")
+    assert [isinstance(group, tuple) for group in back.rules._groups] == [False, True]
+    again = unpack(ORIGIN, pack(back))
+    assert again is not None
+    assert again.rules is not None
+    assert again.rules.compiled == 1
+    assert not again.rules.allowed("https://example.com/theirs", "c")
+    assert again.rules.compiled == 3  # b and c share their group: counted once per agent
+
+
 def test_allow_all_comes_back_as_the_shared_rules() -> None:
     back = unpack(ORIGIN, pack(fetched(allow_all("HTTP 404"))))
     assert back is not None

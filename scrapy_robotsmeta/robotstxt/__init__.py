@@ -7,7 +7,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from scrapy_robotsmeta.robotstxt._encoding import canonical_url_path, plain_url_path
-from scrapy_robotsmeta.robotstxt._matcher import Group, usage_lines_for
+from scrapy_robotsmeta.robotstxt._matcher import Group, PlainGroup, usage_lines_for
 from scrapy_robotsmeta.robotstxt._parser import MAX_BYTES, Rule, UsageLine, parse_file
 from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
 from scrapy_robotsmeta.robotstxt.origin import SCHEME_AUTHORITY
@@ -105,12 +105,22 @@ def _reading_of(lines: tuple[UsageLine, ...]) -> UsageReading:
 class RobotsTxt:
     """The parsed rules of one robots.txt file. Build it with :meth:`parse`."""
 
-    __slots__ = ("_groups", "sitemaps", "size_hint", "truncated")
+    __slots__ = ("_agents", "_groups", "sitemaps", "size_hint", "truncated")
 
     def __init__(
-        self, groups: dict[str, Group], sitemaps: list[str], truncated: bool, size_hint: int = 0
+        self,
+        groups: list[Group | PlainGroup],
+        agents: dict[str, int],
+        sitemaps: list[str],
+        truncated: bool,
+        size_hint: int = 0,
     ) -> None:
+        # A group that several agents name is kept once; one read back from an origin's
+        # record stays in its plain form until a check selects it (most files have a group
+        # for ``*`` and others for crawlers that are not this one).
         self._groups = groups
+        #: Product token → the position of its group.
+        self._agents = agents
         self.sitemaps = sitemaps
         #: Whether the body was longer than :data:`MAX_BYTES` and its tail ignored.
         self.truncated = truncated
@@ -131,58 +141,63 @@ class RobotsTxt:
         for index, spec in enumerate(parsed.groups):
             for agent in spec.agents:
                 members.setdefault(agent, []).append(index)
-        groups: dict[str, Group] = {}
-        shared: dict[tuple[int, ...], Group] = {}
+        groups: list[Group | PlainGroup] = []
+        agents: dict[str, int] = {}
+        positions: dict[tuple[int, ...], int] = {}
         for agent, indexes in members.items():
             key = tuple(dict.fromkeys(indexes))
-            if key not in shared:
+            if key not in positions:
                 specs = [parsed.groups[i] for i in key]
+                positions[key] = len(groups)
                 # RFC 9309 §2.2.1: groups that name the same agent are merged into one.
-                shared[key] = Group(
-                    agents=tuple(dict.fromkeys(a for spec in specs for a in spec.agents)),
-                    rules=[rule for spec in specs for rule in spec.rules],
-                    crawl_delay=next(
-                        (s.crawl_delay for s in specs if s.crawl_delay is not None), None
-                    ),
-                    usage=tuple(line for spec in specs for line in spec.usage),
+                groups.append(
+                    Group(
+                        agents=tuple(dict.fromkeys(a for spec in specs for a in spec.agents)),
+                        rules=[rule for spec in specs for rule in spec.rules],
+                        crawl_delay=next(
+                            (s.crawl_delay for s in specs if s.crawl_delay is not None), None
+                        ),
+                        usage=tuple(line for spec in specs for line in spec.usage),
+                    )
                 )
-            groups[agent] = shared[key]
+            agents[agent] = positions[key]
         size_hint = _BYTES_PER_BYTE * min(len(body), MAX_BYTES)
-        return cls(groups, parsed.sitemaps, parsed.truncated, size_hint)
+        return cls(groups, agents, parsed.sitemaps, parsed.truncated, size_hint)
 
     @property
     def compiled(self) -> int:
         """How many groups checks have compiled, counted once per agent: it only grows, so a
         copy made before the last check compiled one has a smaller count."""
-        return sum(group.compiled for group in self._groups.values())
+        groups = self._groups
+        return sum(_is_compiled(groups[at]) for at in self._agents.values())
 
     def to_plain(self) -> tuple[Any, ...]:
         """These rules as tuples, strings and numbers, for an origin's record: read back
         (:meth:`from_plain`) with no class to look up and nothing to parse or compile again."""
-        groups: list[tuple[Any, ...]] = []
-        positions: dict[int, int] = {}  # a group that several agents name is kept once
-        agents: dict[str, int] = {}
-        for agent, group in self._groups.items():
-            if id(group) not in positions:
-                positions[id(group)] = len(groups)
-                groups.append(group.to_plain())
-            agents[agent] = positions[id(group)]
-        return tuple(groups), agents, self.sitemaps, self.truncated, self.size_hint
+        groups = tuple(
+            group if isinstance(group, tuple) else group.to_plain() for group in self._groups
+        )
+        return groups, self._agents, self.sitemaps, self.truncated, self.size_hint
 
     @classmethod
     def from_plain(cls, plain: tuple[Any, ...]) -> RobotsTxt:
         groups, agents, sitemaps, truncated, size_hint = plain
-        built = [Group.from_plain(group) for group in groups]
-        return cls(
-            {agent: built[at] for agent, at in agents.items()}, sitemaps, truncated, size_hint
-        )
+        return cls(list(groups), agents, sitemaps, truncated, size_hint)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return _from_plain, (self.to_plain(),)
 
     def _group(self, user_agent: str) -> Group | None:
-        groups = self._groups
-        return groups.get(product_token(user_agent)) or groups.get("*")
+        agents = self._agents
+        at = agents.get(product_token(user_agent))
+        if at is None:
+            at = agents.get("*")
+            if at is None:
+                return None
+        group = self._groups[at]
+        if isinstance(group, tuple):
+            group = self._groups[at] = Group.from_plain(group)
+        return group
 
     def explain(self, url: str, user_agent: str) -> Verdict:
         """The verdict for *url*, with the group and the rule that decided it."""
@@ -223,6 +238,11 @@ class RobotsTxt:
         """The ``Crawl-delay`` of the group that applies to *user_agent*, in seconds."""
         group = self._group(user_agent)
         return group.crawl_delay if group is not None else None
+
+
+def _is_compiled(group: Group | PlainGroup) -> bool:
+    # A plain group was compiled when it was packed if it keeps no rules to compile.
+    return group[2] is None if isinstance(group, tuple) else group.compiled
 
 
 # A function, not the class method: Twisted registers a pickler of bound methods that cannot

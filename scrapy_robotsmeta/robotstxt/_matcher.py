@@ -25,6 +25,9 @@ from typing import Any, NamedTuple
 from scrapy_robotsmeta.robotstxt._encoding import canonical_rule_path
 from scrapy_robotsmeta.robotstxt._parser import Rule, UsageLine
 
+#: A group as :meth:`Group.to_plain` gives it.
+PlainGroup = tuple[Any, ...]
+
 # The group size from which an index beats one scan of all prefixes; the index's key lengths.
 _INDEX_FROM = 32
 _PREFIX_KEY = 4
@@ -240,7 +243,7 @@ class Group:
         self._table = _NO_RULES
         self._index: _Index | None = None
 
-    def to_plain(self) -> tuple[Any, ...]:
+    def to_plain(self) -> PlainGroup:
         """The group as tuples, strings and numbers: read back (:meth:`from_plain`) without
         a class to look up for each part, and without compiling again what was compiled."""
         rules = None if self._rules is None else [tuple(rule) for rule in self._rules]
@@ -249,11 +252,13 @@ class Group:
         return self.agents, self.crawl_delay, rules, tuple(self._table), index, usage
 
     @classmethod
-    def from_plain(cls, plain: tuple[Any, ...]) -> Group:
-        agents, crawl_delay, rules, table, index, usage = plain
-        group = cls(agents, rules or [], crawl_delay, tuple(map(UsageLine._make, usage)))
-        group._rules = rules
-        group._table = _Table._make(table)
+    def from_plain(cls, plain: PlainGroup) -> Group:
+        # Slots set one by one: __init__ would work out again what the plain form keeps.
+        group = cls.__new__(cls)
+        group.agents, group.crawl_delay, group._rules, table, index, usage = plain
+        group.usage = tuple(map(UsageLine._make, usage)) if usage else ()
+        group.usage_scoped = any(line.path is not None for line in group.usage)
+        group._table = _NO_RULES if group._rules is not None else _Table._make(table)
         group._index = None if index is None else _Index.from_plain(index)
         return group
 
@@ -300,5 +305,5 @@ class Group:
 
 # A function, not the class method: Twisted registers a pickler of bound methods that cannot
 # pickle one bound to a class.
-def _group_from_plain(plain: tuple[Any, ...]) -> Group:
+def _group_from_plain(plain: PlainGroup) -> Group:
     return Group.from_plain(plain)

@@ -33,9 +33,9 @@ from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Hop, Kind, Outco
 # wait; below this many seconds, Cache-Control: max-age is raised to it.
 MIN_EXPIRATION = 60.0
 # Changes with the shape of OriginState.snapshot() and of the pickled rules a record keeps with
-# it (3: groups keep their usage lines; 4: one compressed record per origin): a state written by
-# another version of the package is not adopted.
-SNAPSHOT_VERSION = 4
+# it (3: groups keep their usage lines; 4: one compressed record per origin; 5: raw deflate, a
+# group kept by position): a state written by another version of the package is not adopted.
+SNAPSHOT_VERSION = 5
 # The keys of OriginState.snapshot(), in its order (a record keeps the values alone).
 SNAPSHOT_FIELDS = (
     "version",
@@ -49,6 +49,8 @@ SNAPSHOT_FIELDS = (
     "retry_at",
     "give_up_at",
 )
+# Kind by value: a record's look-up, without the call Kind(value) costs.
+_KINDS = {kind.value: kind for kind in Kind}
 # A try never gets less than this, even right before the give-up deadline.
 MIN_TRY_TIMEOUT = 0.1
 # At most this many tries of an outage are kept in OriginState.tries: its latest tell enough.
@@ -312,5 +314,5 @@ class OriginState:
             self.give_up_at,
         ) = values
         self.rules = rules
-        self.kind = None if kind is None else Kind(kind)
+        self.kind = None if kind is None else _KINDS[kind]
         self.tries = [tuple(Hop(*hop) for hop in hops) for hops in tries]
