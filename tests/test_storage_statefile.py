@@ -45,8 +45,10 @@ def test_records_survive_a_reopen_in_the_same_directory(tmp_path: Path) -> None:
 def test_a_row_of_another_origin_under_the_same_key_is_not_read(tmp_path: Path) -> None:
     """Two origins whose keys collide share a row: the other one reads nothing."""
     StateFile(tmp_path).close()
-    with sqlite3.connect(tmp_path / FILENAME) as db:
+    db = sqlite3.connect(tmp_path / FILENAME)
+    with db:
         db.execute("INSERT INTO states VALUES (?, ?, ?)", (_key(str(ORIGIN)), "x://y", b"r"))
+    db.close()  # the file is a crawl's alone while it is open
     assert StateFile(tmp_path).get(ORIGIN) is None
 
 
