@@ -90,7 +90,7 @@ def test_a_group_is_built_from_its_record_only_when_a_check_selects_it() -> None
     assert again.rules is not None
     assert again.rules.compiled == 1
     assert not again.rules.allowed("https://example.com/theirs", "c")
-    assert again.rules.compiled == 3  # b and c share their group: counted once per agent
+    assert again.rules.compiled == 2  # b and c share their group
 
 
 def test_allow_all_comes_back_as_the_shared_rules() -> None:

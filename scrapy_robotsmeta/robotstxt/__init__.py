@@ -166,10 +166,9 @@ class RobotsTxt:
 
     @property
     def compiled(self) -> int:
-        """How many groups checks have compiled, counted once per agent: it only grows, so a
-        copy made before the last check compiled one has a smaller count."""
-        groups = self._groups
-        return sum(_is_compiled(groups[at]) for at in self._agents.values())
+        """How many groups checks have compiled: it only grows, so a copy made before the
+        last check compiled one has a smaller count."""
+        return sum(map(_is_compiled, self._groups))
 
     def to_plain(self) -> tuple[Any, ...]:
         """These rules as tuples, strings and numbers, for an origin's record: read back
