@@ -18,8 +18,9 @@ explain a verdict.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from functools import lru_cache
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from scrapy_robotsmeta.robotstxt._encoding import canonical_rule_path
@@ -36,29 +37,18 @@ _PIECE_KEY = 3
 # What follows a rule's literal prefix: the literal pieces after each "*" and whether the rule
 # ends with "$". None for the common plain rule, which matches every path its prefix starts.
 _Tail = tuple[tuple[str, ...], bool] | None
+# One rule as a row of a _Table: prefix, tail, precedence, path as written, line.
+_Entry = tuple[str, _Tail, int, str, int]
+_precedence = itemgetter(2)
 
 
-class _Compiled(NamedTuple):
-    precedence: int  # longer patterns first; on equal length allow (odd) before disallow (even)
-    prefix: str
-    tail: _Tail
-    rule: Rule
-
-
-def _compile(rule: Rule) -> Iterator[_Compiled]:
-    pattern = canonical_rule_path(rule.path)
-    yield _compile_pattern(pattern, rule)
-    if rule.allow:
-        # Googlebot reads "Allow: /dir/index.html" (or index.htm…) as allowing "/dir/" too, the
-        # URL that serves that page, and only it: it adds "Allow: /dir/$" under the same line.
-        slash = pattern.rfind("/")
-        if slash >= 0 and pattern.startswith("/index.htm", slash):
-            yield _compile_pattern(pattern[: slash + 1] + "$", rule)
-
-
-def _compile_pattern(pattern: str, rule: Rule) -> _Compiled:
-    prefix, tail = _split_pattern(pattern)
-    return _Compiled(2 * len(pattern) + rule.allow, prefix, tail, rule)
+def _entry(pattern: str, allow: bool, path: str, line: int) -> _Entry:
+    """A rule's row of a :class:`_Table`, for its canonical *pattern*."""
+    # Longer patterns first; on equal length, allow (odd) before disallow (even).
+    precedence = 2 * len(pattern) + allow
+    if "*" in pattern or pattern.endswith("$"):
+        return (*_split_pattern(pattern), precedence, path, line)
+    return pattern, None, precedence, path, line  # most rules: a plain prefix
 
 
 def _split_pattern(pattern: str) -> tuple[str, _Tail]:
@@ -109,16 +99,6 @@ class _Table(NamedTuple):
     precedences: tuple[int, ...]
     paths: tuple[str, ...]
     lines: tuple[int, ...]
-
-    @classmethod
-    def of(cls, ordered: list[_Compiled]) -> _Table:
-        return cls(
-            tuple(c.prefix for c in ordered),
-            tuple(c.tail for c in ordered),
-            tuple(c.precedence for c in ordered),
-            tuple(c.rule.path for c in ordered),
-            tuple(c.rule.line for c in ordered),
-        )
 
     def first_match(self, path: str, indexes: Iterable[int]) -> int | None:
         """The first (so the best) of the rules at *indexes* that matches *path*."""
@@ -266,10 +246,21 @@ class Group:
         return _group_from_plain, (self.to_plain(),)
 
     def _build(self, rules: list[Rule] | list[tuple[bool, str, int]]) -> None:
-        compiled = [each for rule in rules for each in _compile(Rule._make(rule))]
-        ordered = sorted(compiled, key=lambda c: c.precedence, reverse=True)
-        self._table = _Table.of(ordered)
-        if len(ordered) >= _INDEX_FROM:
+        entries: list[_Entry] = []
+        for allow, path, line in rules:
+            pattern = canonical_rule_path(path)
+            entries.append(_entry(pattern, allow, path, line))
+            if allow:
+                # Googlebot reads "Allow: /dir/index.html" (or index.htm…) as allowing "/dir/"
+                # too, the URL that serves that page, and only it: it adds "Allow: /dir/$"
+                # under the same line.
+                slash = pattern.rfind("/")
+                if slash >= 0 and pattern.startswith("/index.htm", slash):
+                    entries.append(_entry(pattern[: slash + 1] + "$", allow, path, line))
+        # Stable: among equals, file order.
+        entries.sort(key=_precedence, reverse=True)
+        self._table = _Table(*zip(*entries, strict=True)) if entries else _NO_RULES
+        if len(entries) >= _INDEX_FROM:
             self._index = _Index(self._table)
         self._rules = None
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from scrapy_robotsmeta.robotstxt import MAX_BYTES, RobotsTxt
 
@@ -30,10 +31,10 @@ class Kind(enum.Enum):
     REDIRECT = "redirect"
 
 
-@dataclass(frozen=True, slots=True)
-class Hop:
+class Hop(NamedTuple):
     """One request of a robots.txt fetch (robots.txt itself, then each redirect target) and
-    what it got: an HTTP status, or the error that stood for one."""
+    what it got: an HTTP status, or the error that stood for one. A named tuple: every origin
+    read back from its record makes its hops again."""
 
     url: str
     status: int | None = None

@@ -316,4 +316,4 @@ class OriginState:
         ) = values
         self.rules = rules
         self.kind = None if kind is None else _KINDS[kind]
-        self.tries = [tuple(Hop(*hop) for hop in hops) for hops in tries]
+        self.tries = [tuple(map(Hop._make, hops)) for hops in tries]
