@@ -28,8 +28,8 @@ STATE_BYTES = 800
 #: What a packed origin costs in memory besides its record's bytes (its origin, the cache's
 #: entry, and what the allocator keeps as records and live states come and go): tracemalloc
 #: sees about 200 bytes, but with 500 the process grew 68 MB for a 64 MB bound at 1,000,000
-#: origins (benchmarks/tiers.py); with this, 59 MB.
-RECORD_BYTES = 800
+#: origins (benchmarks/tiers.py), and with 800 and the records of fixed Huffman codes, 62.5.
+RECORD_BYTES = 900
 #: The share of the bound that live states may fill; packed ones have the rest.
 LIVE_SHARE = 0.5
 

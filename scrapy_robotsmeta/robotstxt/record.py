@@ -26,7 +26,11 @@ from scrapy_robotsmeta.robotstxt.state import SNAPSHOT_VERSION, OriginState
 
 logger = logging.getLogger(__name__)
 
-_VERSION = bytes([SNAPSHOT_VERSION])
+# The shape of a record's bytes, the snapshot's aside (2: fixed-code raw deflate, groups kept
+# by position). A record starts with both versions: a change of either leaves older records
+# unread, and a change of this one alone leaves a fleet's states in Redis as they are.
+_SHAPE = 2
+_VERSION = bytes([SNAPSHOT_VERSION << 4 | _SHAPE])
 # Raw deflate (no zlib header, no checksum: the version byte and pickle's own structure catch a
 # damaged record) with fixed Huffman codes at level 1: over the corpus's records, reading one
 # back decompresses in 3 µs at the median instead of 7 (no code tables to build), and packing

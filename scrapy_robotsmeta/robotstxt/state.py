@@ -33,10 +33,9 @@ from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Hop, Kind, Outco
 # wait; below this many seconds, Cache-Control: max-age is raised to it.
 MIN_EXPIRATION = 60.0
 # Changes with the shape of OriginState.snapshot() and of the pickled rules a record keeps with
-# it (3: groups keep their usage lines; 4: one compressed record per origin; 5: fixed-code raw
-# deflate, groups kept by position): a state written by another version of the package is not
-# adopted.
-SNAPSHOT_VERSION = 5
+# it (3: groups keep their usage lines; 4: one compressed record per origin): a state written by
+# another version of the package is not adopted.
+SNAPSHOT_VERSION = 4
 # The keys of OriginState.snapshot(), in its order (a record keeps the values alone).
 SNAPSHOT_FIELDS = (
     "version",
