@@ -232,13 +232,14 @@ async def test_redis_failing_mid_crawl_loses_nothing(
         site.add({"/robots.txt": ALLOW})
         await maybe_deferred_to_future(crawling)
     assert sorted(page_hits(site)) == sorted(f"/p/{i}" for i in range(30))
-    # One WARNING when Redis fails and one when it answers again, per failure (a server that
-    # is shutting down may still answer a call or two between its first refusals).
+    # One WARNING when Redis fails and one when it answers again, per failure. A server that
+    # is shutting down may still answer a call or two between its first refusals, so the
+    # failure it ends on may be noticed after the last call that would have seen it answer.
     failures = caplog.text.count("Redis failed")
+    recovered = stat("robotstxt/redis/recovered")
     assert failures >= 1
-    assert (
-        caplog.text.count("Redis answers again") == failures == stat("robotstxt/redis/recovered")
-    )
+    assert caplog.text.count("Redis answers again") == recovered
+    assert max(1, failures - 1) <= recovered <= failures
     assert stat("robotstxt/dropped_on_close") == 0
 
 
