@@ -7,7 +7,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from scrapy_robotsmeta.robotstxt._encoding import canonical_url_path, plain_url_path
-from scrapy_robotsmeta.robotstxt._matcher import Group, PlainGroup, usage_lines_for
+from scrapy_robotsmeta.robotstxt._matcher import Group, PlainGroup, is_compiled, usage_lines_for
 from scrapy_robotsmeta.robotstxt._parser import MAX_BYTES, Rule, UsageLine, parse_file
 from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
 from scrapy_robotsmeta.robotstxt.origin import SCHEME_AUTHORITY
@@ -168,7 +168,7 @@ class RobotsTxt:
     def compiled(self) -> int:
         """How many groups checks have compiled: it only grows, so a copy made before the
         last check compiled one has a smaller count."""
-        return sum(map(_is_compiled, self._groups))
+        return sum(map(is_compiled, self._groups))
 
     def to_plain(self) -> tuple[Any, ...]:
         """These rules as tuples, strings and numbers, for an origin's record: read back
@@ -237,11 +237,6 @@ class RobotsTxt:
         """The ``Crawl-delay`` of the group that applies to *user_agent*, in seconds."""
         group = self._group(user_agent)
         return group.crawl_delay if group is not None else None
-
-
-def _is_compiled(group: Group | PlainGroup) -> bool:
-    # A plain group was compiled when it was packed if it keeps no rules to compile.
-    return group[2] is None if isinstance(group, tuple) else group.compiled
 
 
 # A function, not the class method: Twisted registers a pickler of bound methods that cannot

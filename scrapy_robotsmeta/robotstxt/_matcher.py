@@ -294,6 +294,12 @@ class Group:
         return table.first_match(path, range(len(table.prefixes)))
 
 
+def is_compiled(group: Group | PlainGroup) -> bool:
+    """Whether a check compiled *group*, built or still in its plain form."""
+    # A plain group keeps no rules (its index 2) once they are compiled: see Group.to_plain.
+    return group[2] is None if isinstance(group, tuple) else group.compiled
+
+
 # A function, not the class method: Twisted registers a pickler of bound methods that cannot
 # pickle one bound to a class.
 def _group_from_plain(plain: PlainGroup) -> Group:
