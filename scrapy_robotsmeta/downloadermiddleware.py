@@ -215,8 +215,10 @@ class RobotsTxtMiddleware:
     def _request_scheduled(self, request: Request, **kwargs: Any) -> None:
         self._sent_back.discard(request)
         origin = self._origin(request)
-        if origin is None or (origin not in self._pending and origin not in self.states):
-            # Not in memory: process_request decides it (reading the disk tier there, once).
+        if origin not in self._pending:
+            # Settled, or not met yet, or its rules expired: process_request decides it,
+            # reading the origin's state once (from the disk tier, for most origins of a broad
+            # crawl), and sends it back here if it must wait.
             return
         state = self.states.get_or_create(origin)
         now = self.clock.seconds()

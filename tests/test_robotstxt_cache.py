@@ -113,6 +113,23 @@ def test_cache_stays_within_its_bound_in_bytes_over_many_origins() -> None:
     assert cache.forgotten == 5000 - len(cache)
 
 
+def test_an_origin_larger_than_the_bound_leaves_the_records_in_memory() -> None:
+    """While it is in use, a state larger than the whole bound holds memory that no record
+    leaving would give back; the records stay, and it is packed when another origin is used."""
+    bound = 20 * record_bytes(pack(fetch(OriginCache(10**9), "x")))
+    cache = OriginCache(max_bytes=bound, second=Shelf())
+    for i in range(10):
+        fetch(cache, f"small{i}")
+    small = len(cache)
+    assert small > cache.live
+    huge = fetch(cache, "huge", b"User-agent: *\n" + b"Disallow: /private\n" * 5000)
+    assert state_bytes(huge) > bound
+    assert cache.spilled == 0
+    assert len(cache) == small + 1
+    cache.get_or_create(origin("small0"))
+    assert cache.live_bytes <= bound * LIVE_SHARE
+
+
 def test_a_state_is_measured_again_when_a_fetch_gave_it_rules() -> None:
     cache = OriginCache(max_bytes=10**9)
     state = cache.get_or_create(origin("a"))

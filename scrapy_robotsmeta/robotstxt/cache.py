@@ -201,7 +201,11 @@ class OriginCache:
             self.second.put(writes)
         # ...then let the least recently packed leave memory while the whole is over the bound.
         records = self._records
-        while self.bytes > self._max and records:
+        # Live states the sweep could not pack (in use, waited on, being fetched) may hold more
+        # than their share: making room for them would empty memory of records for nothing
+        # when one of them is larger than the whole bound.
+        overflow = max(0, self.live_bytes - self._live_max)
+        while self.bytes - overflow > self._max and records:
             _, record = records.popitem(last=False)
             self.bytes -= record_bytes(record)
             if self.second is not None:
