@@ -433,10 +433,12 @@ class RobotsTxtMiddleware:
         self._tasks.run(self._poll_once())
 
     async def _poll_once(self) -> None:
-        for state in await self.storage.poll(list(self._pending)):
-            self._pending.add(state.origin)
+        for polled in await self.storage.poll(list(self._pending)):
+            self._pending.add(polled.origin)
             self._start_parking()
-            self._advance(state)
+            # Looked up again now that it is pending: the cache keeps an origin it read back
+            # for one look-up only, unless it changed or requests wait on it.
+            self._advance(self.states.get_or_create(polled.origin))
         if self._pending or self.storage.shared:
             self._start_polling()
 

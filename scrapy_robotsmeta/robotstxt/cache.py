@@ -63,6 +63,12 @@ class OriginCache:
 
     States that requests wait on stay live (packing them would lose the requests' state), and
     so does a state being fetched, so memory may exceed the bound by what those hold.
+
+    A packed origin met again is read back for the moment of its use: until the next look-up
+    of another origin, it is the origin *in use*, and its record stays where it was. Most such
+    look-ups only decide a request, which changes nothing; an origin that did change by then
+    (a fetch started, requests wait on it) becomes live, and one whose check compiled a group
+    gets a new record, so that the next reading needs no compiling.
     """
 
     def __init__(
@@ -78,18 +84,17 @@ class OriginCache:
         self.second = second
         self._states: OrderedDict[Origin, OriginState] = OrderedDict()
         self._sizes: dict[Origin, int] = {}
-        # Live states unpacked from a record, with their change count and compiled groups
-        # then: one that has changed in neither packs into that same record, which the second
-        # tier has already (a group compiled since is worth a new record: unpacking it again
-        # would compile it again).
-        self._sources: dict[Origin, tuple[int, int, bytes]] = {}
         self._records: OrderedDict[Origin, bytes] = OrderedDict()
+        # The origin in use, read back from its record: its state, with its change count and
+        # compiled groups when read.
+        self._in_use: tuple[OriginState, int, int] | None = None
         #: Estimated bytes of the live states, and of everything in memory.
         self.live_bytes = 0
         self.bytes = 0
-        #: Counters for the crawl's stats: look-ups answered by a live state, by unpacking a
-        #: record in memory, by one from the second tier; states packed; records that left
-        #: memory for the second tier, and that were forgotten (no second tier).
+        #: Counters for the crawl's stats: look-ups answered by a live state (or the origin
+        #: in use), by unpacking a record in memory, by one from the second tier; states
+        #: packed; records that left memory for the second tier, and that were forgotten (no
+        #: second tier).
         self.memory_hits = 0
         self.packed_hits = 0
         self.second_hits = 0
@@ -117,24 +122,55 @@ class OriginCache:
         state = self._states.get(origin)
         if state is not None:
             return state
+        in_use = self._in_use
+        if in_use is not None and in_use[0].origin == origin:
+            return in_use[0]
         record = self._records.get(origin)
         if record is None and self.second is not None:
             record = self.second.get(origin)
         return None if record is None else unpack(origin, record)
 
     def get_or_create(self, origin: Origin) -> OriginState:
-        """The live state of *origin* (in memory, else unpacked from its record, else a new
-        one), marked as the most recently used."""
+        """The state of *origin*: live, else read back from its record, else a new one (live),
+        marked as the most recently used. The same object until the next look-up of another
+        origin, and for as long as it is live."""
+        in_use = self._in_use
+        if in_use is not None:
+            if in_use[0].origin == origin:
+                self.memory_hits += 1
+                return in_use[0]
+            self._in_use = None
+            self._put_back(*in_use)
         states = self._states
         state = states.get(origin)
         if state is not None:
             states.move_to_end(origin)
             self.memory_hits += 1
         else:
-            state = self._unpack(origin) or OriginState(origin)
-            states[origin] = state
+            state = self._read_back(origin)
+            if state is not None:
+                if self.live_bytes > self._live_max:
+                    self._evict(keep=origin)  # a state larger than its share used last
+                return state
+            state = states[origin] = OriginState(origin)
             self._sizes[origin] = 0
+        self._measure(state)
+        return state
+
+    def flush(self) -> None:
+        """Write every fetched live state, and the origin in use if it changed, to the second
+        tier (a crawl closing with JOBDIR; packed ones were written as they were packed)."""
+        in_use = self._in_use
+        if in_use is not None:
+            self._in_use = None
+            self._put_back(*in_use)
+        if self.second is not None:
+            fetched = [state for state in self._states.values() if state.fetched_before]
+            self.second.put([(state.origin, pack(state)) for state in fetched])
+
+    def _measure(self, state: OriginState) -> None:
         # Measured at each use: a fetch changes a state's size after it was cached.
+        origin = state.origin
         change = state_bytes(state) - self._sizes[origin]
         if change:
             self._sizes[origin] += change
@@ -142,47 +178,55 @@ class OriginCache:
             self.bytes += change
             if self.live_bytes > self._live_max or self.bytes > self._max:
                 self._evict(keep=origin)
-        return state
 
-    def flush(self) -> None:
-        """Write every live state the second tier does not have (a crawl closing with
-        JOBDIR; packed ones were written as they were packed)."""
-        if self.second is not None:
-            changed = [
-                state
-                for state in self._states.values()
-                if state.fetched_before and self._record_of(state) is None
-            ]
-            self.second.put([(state.origin, pack(state)) for state in changed])
-
-    def _unpack(self, origin: Origin) -> OriginState | None:
-        record = self._records.pop(origin, None)
+    def _read_back(self, origin: Origin) -> OriginState | None:
+        """The state of packed *origin*, now the origin in use; None if it has no record, or
+        one that cannot be read."""
+        records = self._records
+        record = records.get(origin)
         in_memory = record is not None
-        if record is not None:
-            self.bytes -= record_bytes(record)
-        elif self.second is not None:
+        if record is None and self.second is not None:
             record = self.second.get(origin)
         if record is None:
             return None
         state = unpack(origin, record)
         if state is None:
+            self._drop(origin)
             return None
         if in_memory:
+            records.move_to_end(origin)
             self.packed_hits += 1
         else:
             self.second_hits += 1
-        self._sources[origin] = (state.changes, _compiled(state), record)
-        # The record stays in memory beside its live state until the state is packed again.
-        self.live_bytes += len(record)
-        self.bytes += len(record)
+            self._hold_record(origin, record)
+        self._in_use = (state, state.changes, _compiled(state))
         return state
 
-    def _record_of(self, state: OriginState) -> bytes | None:
-        """The record *state* was unpacked from, if it has not changed since; else None."""
-        source = self._sources.get(state.origin)
-        if source is not None and source[:2] == (state.changes, _compiled(state)):
-            return source[2]
-        return None
+    def _put_back(self, state: OriginState, changes: int, compiled: int) -> None:
+        """Done with the origin in use: make it live if it changed, else leave its record
+        (packed again if a check compiled a group since it was read)."""
+        origin = state.origin
+        if state.changes != changes or state.fetching or self._keep(origin):
+            self._drop(origin)  # its record no longer tells its state
+            self._states[origin] = state
+            self._sizes[origin] = 0
+            self._measure(state)
+        elif _compiled(state) != compiled:
+            record = pack(state)
+            self._drop(origin)
+            self._hold_record(origin, record)
+            if self.second is not None:
+                self.second.put([(origin, record)])
+
+    def _hold_record(self, origin: Origin, record: bytes) -> None:
+        self._records[origin] = record
+        self.bytes += record_bytes(record)
+        self._trim()
+
+    def _drop(self, origin: Origin) -> None:
+        record = self._records.pop(origin, None)
+        if record is not None:
+            self.bytes -= record_bytes(record)
 
     def _evict(self, keep: Origin) -> None:
         # Pack the least recently used live states while they fill more than their share,
@@ -194,12 +238,15 @@ class OriginCache:
                 break
             if origin != keep and not state.fetching and not self._keep(origin):
                 victims.append(state)
-                source = self._sources.get(origin)
-                excess -= self._sizes[origin] + (len(source[2]) if source is not None else 0)
+                excess -= self._sizes[origin]
         writes = [write for write in map(self._pack, victims) if write is not None]
         if writes and self.second is not None:
             self.second.put(writes)
-        # ...then let the least recently packed leave memory while the whole is over the bound.
+        self._trim()
+
+    def _trim(self) -> None:
+        """Let the least recently packed records leave memory while the whole is over the
+        bound."""
         records = self._records
         # Live states the sweep could not pack (in use, waited on, being fetched) may hold more
         # than their share: making room for them would empty memory of records for nothing
@@ -214,24 +261,17 @@ class OriginCache:
                 self.forgotten += 1
 
     def _pack(self, state: OriginState) -> tuple[Origin, bytes] | None:
-        """Replace live *state* by its record; return it if the second tier lacks it."""
+        """Replace live *state* by its record; return the record to write to the second
+        tier, or None for a state never fetched (dropped: nothing to find again)."""
         origin = state.origin
         del self._states[origin]
         size = self._sizes.pop(origin)
         self.live_bytes -= size
         self.bytes -= size
-        record = self._record_of(state)
-        source = self._sources.pop(origin, None)
-        if source is not None:
-            self.live_bytes -= len(source[2])
-            self.bytes -= len(source[2])
         if not state.fetched_before:
-            return None  # nothing that a fetch would have to find again
-        write = None
-        if record is None:
-            record = pack(state)
-            write = (origin, record)
+            return None
+        record = pack(state)
         self._records[origin] = record
         self.bytes += record_bytes(record)
         self.packed += 1
-        return write
+        return (origin, record)
