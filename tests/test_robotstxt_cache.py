@@ -164,6 +164,25 @@ def test_a_record_that_left_memory_is_read_back_from_the_second_tier() -> None:
     assert (cache.packed, cache.spilled, cache.second_hits) == (2, 3, 1)
 
 
+def test_an_origin_read_back_stays_packed_unless_it_changes() -> None:
+    """Deciding a request changes nothing: the origin read back for it is not made live. One
+    that a refresh starts on becomes live, so that the fetch's outcome lands on the state the
+    next look-up finds."""
+    cache = OriginCache(max_bytes=STATE_BYTES + 1, second=Shelf())
+    fetch(cache, "a")
+    cache.get_or_create(origin("b"))
+    state = cache.get_or_create(origin("a"))
+    assert cache.second_hits == 1
+    assert cache.get_or_create(origin("a")) is state  # the same object while in use
+    cache.get_or_create(origin("b"))
+    assert origin("a") not in cache._states
+    state = cache.get_or_create(origin("a"))
+    state.start_fetch(10.0, Timing())
+    cache.get_or_create(origin("b"))
+    assert cache.peek(origin("a")) is state
+    assert cache.get_or_create(origin("a")) is state
+
+
 def test_a_record_is_written_once_while_its_state_does_not_change() -> None:
     shelf = Shelf()
     cache = OriginCache(max_bytes=STATE_BYTES + 1, second=shelf)

@@ -1,10 +1,11 @@
 """Origin → state, in this process's memory up to a bound in bytes, then in a second tier.
 
-Memory holds an origin in one of two forms. The origins in use are live states, their rules
-parsed and the crawler's group compiled: kilobytes each, filling up to half of the bound. The
-least recently used of them are packed into records (``record.py``: a few hundred bytes for
-most files), which fill the rest; a packed origin met again is unpacked, which costs neither a
-parse nor a compile. Past the bound, the least recently packed records leave memory. With a
+Memory holds an origin in one of two forms. Origins fetched or changed lately are live
+states, their rules parsed and the crawler's group compiled: kilobytes each, filling up to half
+of the bound. The least recently used of them are packed into records (``record.py``: a few
+hundred bytes for most files), which fill the rest; a packed origin met again is unpacked for
+that look-up, which costs neither a parse nor a compile, and stays packed unless it changes.
+Past the bound, the least recently packed records leave memory. With a
 second tier (the SQLite :class:`~scrapy_robotsmeta.storage.statefile.StateFile` of the default
 storage), every record is written there as it is packed, and read back from there when its
 origin is met again, so that no robots.txt is fetched twice in its lifetime however many
