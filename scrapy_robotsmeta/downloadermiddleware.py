@@ -216,7 +216,7 @@ class RobotsTxtMiddleware:
         self._sent_back.discard(request)
         origin = self._origin(request)
         if origin not in self._pending:
-            # Settled, or not met yet, or its rules expired: process_request decides it,
+            # Not checked, settled, not met yet, or its rules expired: process_request decides it,
             # reading the origin's state once (from the disk tier, for most origins of a broad
             # crawl), and sends it back here if it must wait.
             return

@@ -140,8 +140,7 @@ class OriginCache:
             if in_use[0].origin == origin:
                 self.memory_hits += 1
                 return in_use[0]
-            self._in_use = None
-            self._put_back(*in_use)
+            self._put_back()
         states = self._states
         state = states.get(origin)
         if state is not None:
@@ -161,10 +160,7 @@ class OriginCache:
     def flush(self) -> None:
         """Write every fetched live state, and the origin in use if it changed, to the second
         tier (a crawl closing with JOBDIR; packed ones were written as they were packed)."""
-        in_use = self._in_use
-        if in_use is not None:
-            self._in_use = None
-            self._put_back(*in_use)
+        self._put_back()
         if self.second is not None:
             fetched = [state for state in self._states.values() if state.fetched_before]
             self.second.put([(state.origin, pack(state)) for state in fetched])
@@ -203,9 +199,12 @@ class OriginCache:
         self._in_use = (state, state.changes, _compiled(state))
         return state
 
-    def _put_back(self, state: OriginState, changes: int, compiled: int) -> None:
-        """Done with the origin in use: make it live if it changed, else leave its record
-        (packed again if a check compiled a group since it was read)."""
+    def _put_back(self) -> None:
+        """Done with the origin in use, if any: make it live if it changed, else leave its
+        record (packed again if a check compiled a group since it was read)."""
+        if self._in_use is None:
+            return
+        (state, changes, compiled), self._in_use = self._in_use, None
         origin = state.origin
         if state.changes != changes or state.fetching or self._keep(origin):
             self._drop(origin)  # its record no longer tells its state
