@@ -74,8 +74,8 @@ def test_a_compiled_group_needs_no_compiling_again() -> None:
 
 
 def test_a_group_is_built_from_its_record_only_when_a_check_selects_it() -> None:
-    """RFC 9309 §2.2.1: a check reads the one group its token selects; the others stay as the
-    record keeps them, and are packed again as they were."""
+    """RFC 9309 §2.2.1: a check reads the one group its token selects; the others stay in the
+    record's pickled rest, unread, and are packed again as they were."""
     body = b"User-agent: a\nDisallow: /mine\n\nUser-agent: b\nUser-agent: c\nDisallow: /theirs\n"
     state = fetched(from_response(200, body))
     assert state.rules is not None
@@ -84,13 +84,62 @@ def test_a_group_is_built_from_its_record_only_when_a_check_selects_it() -> None
     assert back is not None
     assert back.rules is not None
     assert not back.rules.allowed("https://example.com/mine", "a")
-    assert [isinstance(group, tuple) for group in back.rules._groups] == [False, True]
+    assert [type(group).__name__ for group in back.rules._groups] == ["Group", "NoneType"]
     again = unpack(ORIGIN, pack(back))
     assert again is not None
     assert again.rules is not None
     assert again.rules.compiled == 1
     assert not again.rules.allowed("https://example.com/theirs", "c")
     assert again.rules.compiled == 2  # b and c share their group
+
+
+def test_sitemaps_and_unselected_groups_come_back_when_asked_for() -> None:
+    """RFC 9309 §2.2.4: Sitemap lines belong to no group; a record keeps them with the groups
+    no check selected, and gives them back, with those groups' crawl delays, once asked."""
+    body = (
+        b"Sitemap: https://example.com/a.xml\nUser-agent: *\nDisallow: /x\n\n"
+        b"User-agent: slow\nCrawl-delay: 5\nDisallow: /y\nSitemap: https://example.com/b.xml\n"
+    )
+    state = fetched(from_response(200, body))
+    assert state.rules is not None
+    state.rules.allowed("https://example.com/", "bot")
+    back = unpack(ORIGIN, pack(state))
+    assert back is not None
+    assert back.rules is not None
+    assert back.rules.sitemaps == ["https://example.com/a.xml", "https://example.com/b.xml"]
+    assert back.rules.crawl_delay("slow") == 5
+    why = back.explain("https://example.com/y", "slow")
+    assert str(why) == "Disallow: /y (line 7, group slow)"
+
+
+def test_a_record_with_every_group_compiled_and_no_sitemap_has_no_rest() -> None:
+    state = fetched(from_response(200, b"User-agent: *\nDisallow: /x\n"))
+    assert state.rules is not None
+    state.rules.allowed("https://example.com/", "bot")
+    _, _, rest, _, _ = state.rules.to_plain()
+    assert rest is None
+    back = unpack(ORIGIN, pack(state))
+    assert back is not None
+    assert back.rules is not None
+    assert back.rules.sitemaps == []
+    assert back.rules.compiled == 1
+
+
+def test_explaining_a_group_of_a_record_counts_it_compiled() -> None:
+    """A cache packs an origin again when a check compiled a group its record lacked; an
+    explanation (``scrapy robots``, a refusal's log line) compiles one as a check does."""
+    body = b"User-agent: *\nDisallow: /x\n\nUser-agent: other\nDisallow: /y\n"
+    state = fetched(from_response(200, body))
+    assert state.rules is not None
+    state.rules.allowed("https://example.com/", "bot")
+    back = unpack(ORIGIN, pack(state))
+    assert back is not None
+    assert back.rules is not None
+    assert back.rules.compiled == 1
+    assert not back.explain("https://example.com/y", "other").allowed
+    assert back.rules.compiled == 2
+    assert back.rules.crawl_delay("other") is None
+    assert back.rules.compiled == 2
 
 
 def test_allow_all_comes_back_as_the_shared_rules() -> None:

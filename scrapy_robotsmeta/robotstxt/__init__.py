@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple
@@ -105,28 +106,37 @@ def _reading_of(lines: tuple[UsageLine, ...]) -> UsageReading:
 class RobotsTxt:
     """The parsed rules of one robots.txt file. Build it with :meth:`parse`."""
 
-    __slots__ = ("_agents", "_groups", "sitemaps", "size_hint", "truncated")
+    __slots__ = ("_agents", "_groups", "_rest", "_sitemaps", "compiled", "size_hint", "truncated")
 
     def __init__(
         self,
-        groups: list[Group | PlainGroup],
+        groups: list[Group | PlainGroup | None],
         agents: dict[str, int],
-        sitemaps: list[str],
+        sitemaps: list[str] | None,
         truncated: bool,
         size_hint: int = 0,
+        *,
+        rest: bytes | None = None,
+        compiled: int = 0,
     ) -> None:
-        # A group that several agents name is kept once; one read back from an origin's
-        # record stays in its plain form until a check selects it (most files have a group
-        # for ``*`` and others for crawlers that are not this one).
+        # A group that several agents name is kept once. Read back from an origin's record,
+        # the groups checks had compiled stay in their plain form until a check selects one,
+        # and the others (with the sitemaps) stay in *rest*, pickled, until something needs
+        # them: most files have a group for ``*`` and others for crawlers that are not this
+        # one, and a broad crawl reads most origins back from disk for a single check.
         self._groups = groups
         #: Product token → the position of its group.
         self._agents = agents
-        self.sitemaps = sitemaps
+        self._sitemaps = sitemaps
+        self._rest = rest
         #: Whether the body was longer than :data:`MAX_BYTES` and its tail ignored.
         self.truncated = truncated
         #: About how many bytes of memory these rules hold once the group a crawler uses is
         #: compiled (for a cache bounded in bytes).
         self.size_hint = size_hint
+        #: How many groups checks have compiled: it only grows, so a copy made before the
+        #: last check compiled one has a smaller count.
+        self.compiled = compiled
 
     @classmethod
     def parse(cls, body: bytes | bytearray | memoryview | str) -> RobotsTxt:
@@ -141,7 +151,7 @@ class RobotsTxt:
         for index, spec in enumerate(parsed.groups):
             for agent in spec.agents:
                 members.setdefault(agent, []).append(index)
-        groups: list[Group | PlainGroup] = []
+        groups: list[Group | PlainGroup | None] = []
         agents: dict[str, int] = {}
         positions: dict[tuple[int, ...], int] = {}
         for agent, indexes in members.items():
@@ -165,23 +175,50 @@ class RobotsTxt:
         return cls(groups, agents, parsed.sitemaps, parsed.truncated, size_hint)
 
     @property
-    def compiled(self) -> int:
-        """How many groups checks have compiled: it only grows, so a copy made before the
-        last check compiled one has a smaller count."""
-        return sum(map(is_compiled, self._groups))
+    def sitemaps(self) -> list[str]:
+        """The ``Sitemap`` URLs of the file, in its order."""
+        if self._sitemaps is None:
+            self._read_rest()
+            assert self._sitemaps is not None
+        return self._sitemaps
+
+    def _read_rest(self) -> None:
+        rest, self._rest = self._rest, None
+        if rest is None:
+            self._sitemaps = []
+            return
+        groups, self._sitemaps = pickle.loads(rest)
+        for at, group in enumerate(groups):
+            if group is not None:
+                self._groups[at] = group
 
     def to_plain(self) -> tuple[Any, ...]:
         """These rules as tuples, strings and numbers, for an origin's record: read back
-        (:meth:`from_plain`) with no class to look up and nothing to parse or compile again."""
-        groups = tuple(
-            group if isinstance(group, tuple) else group.to_plain() for group in self._groups
+        (:meth:`from_plain`) with no class to look up and nothing to parse or compile again.
+        The compiled groups come first; the others and the sitemaps are pickled apart, read
+        only when needed."""
+        groups = self._groups
+        compiled = tuple(
+            _plain(group) if group is not None and is_compiled(group) else None for group in groups
         )
-        return groups, self._agents, self.sitemaps, self.truncated, self.size_hint
+        rest = self._rest  # still as it was read: nothing in it changed
+        if rest is None:
+            others = tuple(
+                None if group is None or is_compiled(group) else _plain(group) for group in groups
+            )
+            if self.sitemaps or others.count(None) < len(others):
+                rest = pickle.dumps((others, self.sitemaps), protocol=pickle.HIGHEST_PROTOCOL)
+        return compiled, self._agents, rest, self.truncated, self.size_hint
 
     @classmethod
     def from_plain(cls, plain: tuple[Any, ...]) -> RobotsTxt:
-        groups, agents, sitemaps, truncated, size_hint = plain
-        return cls(list(groups), agents, sitemaps, truncated, size_hint)
+        groups, agents, rest, truncated, size_hint = plain
+        # Without a rest, every group is compiled and there is no sitemap.
+        sitemaps: list[str] | None = [] if rest is None else None
+        compiled = len(groups) - groups.count(None)
+        return cls(
+            list(groups), agents, sitemaps, truncated, size_hint, rest=rest, compiled=compiled
+        )
 
     def __reduce__(self) -> tuple[Any, ...]:
         return _from_plain, (self.to_plain(),)
@@ -194,13 +231,25 @@ class RobotsTxt:
             if at is None:
                 return None
         group = self._groups[at]
+        if group is None:
+            self._read_rest()
+            group = self._groups[at]
         if isinstance(group, tuple):
             group = self._groups[at] = Group.from_plain(group)
+        assert group is not None
+        return group
+
+    def _checked(self, user_agent: str) -> Group | None:
+        """The group that applies to *user_agent*, compiled for checks."""
+        group = self._group(user_agent)
+        if group is not None and not group.compiled:
+            group.compile()
+            self.compiled += 1
         return group
 
     def explain(self, url: str, user_agent: str) -> Verdict:
         """The verdict for *url*, with the group and the rule that decided it."""
-        group = self._group(user_agent)
+        group = self._checked(user_agent)
         if group is None:
             return Verdict(True, None, None)
         path = _path_of(url)
@@ -210,7 +259,7 @@ class RobotsTxt:
     def allowed(self, url: str, user_agent: str) -> bool:
         """Whether the crawler named by *user_agent* (a product token or a full User-Agent
         header) may fetch *url*."""
-        group = self._group(user_agent)
+        group = self._checked(user_agent)
         if group is None:
             return True
         path = _path_of(url)
@@ -243,3 +292,7 @@ class RobotsTxt:
 # pickle one bound to a class.
 def _from_plain(plain: tuple[Any, ...]) -> RobotsTxt:
     return RobotsTxt.from_plain(plain)
+
+
+def _plain(group: Group | PlainGroup) -> PlainGroup:
+    return group if isinstance(group, tuple) else group.to_plain()

@@ -245,7 +245,11 @@ class Group:
     def __reduce__(self) -> tuple[Any, ...]:
         return _group_from_plain, (self.to_plain(),)
 
-    def _build(self, rules: list[Rule] | list[tuple[bool, str, int]]) -> None:
+    def compile(self) -> None:
+        """Build the tables checks read, once: the first check does if nothing else did."""
+        rules = self._rules
+        if rules is None:
+            return
         entries: list[_Entry] = []
         for allow, path, line in rules:
             pattern = canonical_rule_path(path)
@@ -285,7 +289,7 @@ class Group:
     def _decide(self, path: str) -> int | None:
         """The position of the deciding rule in the group's table."""
         if self._rules is not None:
-            self._build(self._rules)
+            self.compile()
         table = self._table
         if self._index is not None:
             return self._index.decide(table, path)

@@ -3,7 +3,10 @@
 A live :class:`OriginState` holds its parsed rules with the crawler's group compiled: kilobytes
 for most files. Its record holds the same (the values of the state's snapshot, the rules as
 plain tuples with the tables their first check compiled, so that reading it back costs no parse
-and no compile), pickled and compressed: a few hundred bytes for most files. The cache keeps
+and no compile), pickled and compressed: a few hundred bytes for most files. The groups no
+check compiled and the sitemaps are pickled apart inside it (``RobotsTxt.to_plain``), and
+unpickled only when something asks for them: most origins of a broad crawl are read back for
+one check of one group. The cache keeps
 records in memory for the origins it is not using, and writes the same records to its second
 tier on disk.
 
@@ -27,9 +30,12 @@ from scrapy_robotsmeta.robotstxt.state import SNAPSHOT_VERSION, OriginState
 logger = logging.getLogger(__name__)
 
 # The shape of a record's bytes, the snapshot's aside (2: fixed-code raw deflate, groups kept
-# by position). A record starts with both versions: a change of either leaves older records
-# unread, and a change of this one alone leaves a fleet's states in Redis as they are.
-_SHAPE = 2
+# by position; 3: the groups no check compiled and the sitemaps pickled apart, read on demand:
+# over the corpus, reading a record back and checking a URL takes 33 µs at the mean instead of
+# 38, 167 at p99 instead of 300, for records 4 % larger at the median). A record starts with
+# both versions: a change of either leaves older records unread, and a change of this one
+# alone leaves a fleet's states in Redis as they are.
+_SHAPE = 3
 _VERSION = bytes([SNAPSHOT_VERSION << 4 | _SHAPE])
 # Raw deflate (no zlib header, no checksum: the version byte and pickle's own structure catch a
 # damaged record) with fixed Huffman codes at level 1: over the corpus's records, reading one
