@@ -8,6 +8,7 @@ import zlib
 
 import pytest
 
+from scrapy_robotsmeta.robotstxt import RobotsTxt
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import (
     ALLOW_ALL_RULES,
@@ -36,6 +37,18 @@ def fetched(outcome: Outcome) -> OriginState:
     return state
 
 
+def checked_then_read_back(body: bytes, token: str) -> tuple[OriginState, RobotsTxt]:
+    """The state of a fetched *body* whose group for *token* a check compiled, packed and
+    unpacked, with its rules."""
+    state = fetched(from_response(200, body))
+    assert state.rules is not None
+    state.rules.allowed("https://example.com/", token)
+    back = unpack(ORIGIN, pack(state))
+    assert back is not None
+    assert back.rules is not None
+    return back, back.rules
+
+
 def test_rules_come_back_as_written_with_their_line_numbers() -> None:
     state = fetched(from_response(200, b"User-agent: *\nAllow: /a\nDisallow: /\n"))
     back = unpack(ORIGIN, pack(state))
@@ -49,42 +62,27 @@ def test_rules_come_back_as_written_with_their_line_numbers() -> None:
 def test_every_group_comes_back_not_only_the_one_a_crawler_used() -> None:
     """RFC 9309 §2.2.1: the token decides the group, per request; a record keeps them all."""
     body = b"User-agent: a\nDisallow: /mine\n\nUser-agent: *\nDisallow: /all\n"
-    state = fetched(from_response(200, body))
-    assert state.rules is not None
-    state.rules.allowed("https://example.com/", "a")  # group a compiled, the other not
-    back = unpack(ORIGIN, pack(state))
-    assert back is not None
-    assert back.rules is not None
-    assert not back.rules.allowed("https://example.com/mine", "a")
-    assert back.rules.allowed("https://example.com/all", "a")
-    assert not back.rules.allowed("https://example.com/all", "other")
+    _, rules = checked_then_read_back(body, "a")  # group a compiled, the other not
+    assert not rules.allowed("https://example.com/mine", "a")
+    assert rules.allowed("https://example.com/all", "a")
+    assert not rules.allowed("https://example.com/all", "other")
 
 
 def test_a_compiled_group_needs_no_compiling_again() -> None:
-    state = fetched(from_response(200, b"User-agent: *\nDisallow: /x\n"))
-    assert state.rules is not None
-    state.rules.allowed("https://example.com/", "bot")
-    back = unpack(ORIGIN, pack(state))
-    assert back is not None
-    assert back.rules is not None
-    group = back.rules._group("bot")
+    _, rules = checked_then_read_back(b"User-agent: *\nDisallow: /x\n", "bot")
+    group = rules._group("bot")
     assert group is not None
     assert group._rules is None  # the compiled table came back with it
-    assert not back.rules.allowed("https://example.com/x", "bot")
+    assert not rules.allowed("https://example.com/x", "bot")
 
 
 def test_a_group_is_built_from_its_record_only_when_a_check_selects_it() -> None:
     """RFC 9309 §2.2.1: a check reads the one group its token selects; the others stay in the
     record's pickled rest, unread, and are packed again as they were."""
     body = b"User-agent: a\nDisallow: /mine\n\nUser-agent: b\nUser-agent: c\nDisallow: /theirs\n"
-    state = fetched(from_response(200, body))
-    assert state.rules is not None
-    state.rules.allowed("https://example.com/", "a")
-    back = unpack(ORIGIN, pack(state))
-    assert back is not None
-    assert back.rules is not None
-    assert not back.rules.allowed("https://example.com/mine", "a")
-    assert [type(group).__name__ for group in back.rules._groups] == ["Group", "NoneType"]
+    back, rules = checked_then_read_back(body, "a")
+    assert not rules.allowed("https://example.com/mine", "a")
+    assert [type(group).__name__ for group in rules._groups] == ["Group", "NoneType"]
     again = unpack(ORIGIN, pack(back))
     assert again is not None
     assert again.rules is not None
@@ -100,46 +98,31 @@ def test_sitemaps_and_unselected_groups_come_back_when_asked_for() -> None:
         b"Sitemap: https://example.com/a.xml\nUser-agent: *\nDisallow: /x\n\n"
         b"User-agent: slow\nCrawl-delay: 5\nDisallow: /y\nSitemap: https://example.com/b.xml\n"
     )
-    state = fetched(from_response(200, body))
-    assert state.rules is not None
-    state.rules.allowed("https://example.com/", "bot")
-    back = unpack(ORIGIN, pack(state))
-    assert back is not None
-    assert back.rules is not None
-    assert back.rules.sitemaps == ["https://example.com/a.xml", "https://example.com/b.xml"]
-    assert back.rules.crawl_delay("slow") == 5
+    back, rules = checked_then_read_back(body, "bot")
+    assert rules.sitemaps == ["https://example.com/a.xml", "https://example.com/b.xml"]
+    assert rules.crawl_delay("slow") == 5
     why = back.explain("https://example.com/y", "slow")
     assert str(why) == "Disallow: /y (line 7, group slow)"
 
 
 def test_a_record_with_every_group_compiled_and_no_sitemap_has_no_rest() -> None:
-    state = fetched(from_response(200, b"User-agent: *\nDisallow: /x\n"))
-    assert state.rules is not None
-    state.rules.allowed("https://example.com/", "bot")
-    _, _, rest, _, _ = state.rules.to_plain()
+    _, rules = checked_then_read_back(b"User-agent: *\nDisallow: /x\n", "bot")
+    _, _, rest, _, _ = rules.to_plain()
     assert rest is None
-    back = unpack(ORIGIN, pack(state))
-    assert back is not None
-    assert back.rules is not None
-    assert back.rules.sitemaps == []
-    assert back.rules.compiled == 1
+    assert rules.sitemaps == []
+    assert rules.compiled == 1
 
 
 def test_explaining_a_group_of_a_record_counts_it_compiled() -> None:
     """A cache packs an origin again when a check compiled a group its record lacked; an
     explanation (``scrapy robots``, a refusal's log line) compiles one as a check does."""
     body = b"User-agent: *\nDisallow: /x\n\nUser-agent: other\nDisallow: /y\n"
-    state = fetched(from_response(200, body))
-    assert state.rules is not None
-    state.rules.allowed("https://example.com/", "bot")
-    back = unpack(ORIGIN, pack(state))
-    assert back is not None
-    assert back.rules is not None
-    assert back.rules.compiled == 1
+    back, rules = checked_then_read_back(body, "bot")
+    assert rules.compiled == 1
     assert not back.explain("https://example.com/y", "other").allowed
-    assert back.rules.compiled == 2
-    assert back.rules.crawl_delay("other") is None
-    assert back.rules.compiled == 2
+    assert rules.compiled == 2
+    assert rules.crawl_delay("other") is None
+    assert rules.compiled == 2
 
 
 def test_allow_all_comes_back_as_the_shared_rules() -> None:
