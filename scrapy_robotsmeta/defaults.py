@@ -24,6 +24,9 @@ DEFAULTS: dict[str, Any] = {
     "ROBOTSTXT_RETRY_MAX_DELAY": 60.0,
     "ROBOTSTXT_UNAVAILABLE_TIMEOUT": 600.0,
     "ROBOTSTXT_OBEY_CRAWL_DELAY": False,
+    # Seconds a request may wait inside the downloader for its origin's robots.txt fetch
+    # before it is parked; 0: parked at once.
+    "ROBOTSTXT_HOLD_TIME": 5.0,
     # Meta keys of a request that its origin's robots.txt request takes too (proxy,
     # bindaddress and download_slot always are).
     "ROBOTSTXT_REQUEST_META_KEYS": [],

@@ -5,12 +5,15 @@ The data flows one way: a request's origin → that origin's state (:mod:`.robot
 This module only wires the parts: the fetcher downloads robots.txt, the state machine says
 what each answer means over time, and the storage keeps states and parked requests.
 
-Requests of an origin whose robots.txt is not known yet are *parked*, so that they hold no
-download slot while they wait; only the robots.txt download holds one. The first request of an
-origin finds it unknown in ``process_request`` and is sent back through ``engine.crawl()``;
-from then until no origin is pending, a ``request_scheduled`` handler keeps that origin's
-requests out of the scheduler, before its duplicate filter sees them, and puts them back
-through ``engine.crawl()`` once the origin is settled. While every known origin is settled
+The first request of an origin finds it unknown in ``process_request``, which starts the
+robots.txt fetch; requests that reach it while that fetch is in flight wait there for at most
+``ROBOTSTXT_HOLD_TIME``, as Scrapy's built-in makes them wait: a robots.txt that answers within
+it lets them go on at once, without a second trip through the scheduler. Past it, or once the
+origin is found unavailable, they are sent back through ``engine.crawl()`` to be *parked*, so
+that a slow or failing site holds none of the crawl's concurrency while it is retried. From the
+first fetch until no origin is pending, a ``request_scheduled`` handler keeps the pending
+origins' requests out of the scheduler, before its duplicate filter sees them, and puts them
+back through ``engine.crawl()`` once the origin is settled. While every known origin is settled
 the handler is disconnected: a crawl pays nothing per scheduled request for it.
 """
 
@@ -77,6 +80,7 @@ class RobotsTxtMiddleware:
         assert crawler.stats is not None
         self.stats: StatsCollector = crawler.stats
         self.token = CrawlerToken.from_settings(crawler.settings)
+        self.hold_time = settings.getfloat("ROBOTSTXT_HOLD_TIME")
         self.timing = Timing(
             expiration=settings.getfloat("ROBOTSTXT_CACHE_EXPIRATION"),
             retry_delay=settings.getfloat("ROBOTSTXT_RETRY_DELAY"),
@@ -86,8 +90,8 @@ class RobotsTxtMiddleware:
         )
         #: Origins whose requests wait: parked, waiting in process_request, or being fetched.
         self._pending: set[Origin] = set()
-        #: Origins with released requests not decided yet, and how many (see _hold).
-        self._held: Counter[Origin] = Counter()
+        #: Origins with released requests not decided yet, and how many (see _keep_until_decided).
+        self._undecided: Counter[Origin] = Counter()
         self._releases: weakref.WeakKeyDictionary[Request, weakref.finalize[Any, Any]] = (
             weakref.WeakKeyDictionary()
         )
@@ -103,7 +107,11 @@ class RobotsTxtMiddleware:
         # (downloaded with engine.download_async(), which never schedules) waits inside
         # process_request instead. Weak: a parked or dropped request is forgotten.
         self._sent_back: weakref.WeakSet[Request] = weakref.WeakSet()
-        self._waiters: dict[Origin, list[Deferred[None]]] = {}
+        #: The requests waiting in process_request, by origin.
+        self._waiters: dict[Origin, list[tuple[Request, Deferred[None]]]] = {}
+        #: Origins whose requests may wait in process_request for the fetch in flight, and
+        #: the timer that ends that.
+        self._holding: dict[Origin, DelayedCall] = {}
         self._timers: dict[Origin, DelayedCall] = {}
         self._tasks = Tasks()
         self._poller: DelayedCall | None = None
@@ -137,7 +145,7 @@ class RobotsTxtMiddleware:
         if self._releases and decision is not Decision.WAIT:
             release = self._releases.pop(request, None)
             if release is not None:
-                release()  # runs _unhold once, and never again
+                release()  # runs _decided once, and never again
         if decision is Decision.RULES:
             assert state.rules is not None
             token = self.token.for_request(request)
@@ -197,17 +205,19 @@ class RobotsTxtMiddleware:
                 self._count_lost(1)
                 raise IgnoreRequest("crawl closed while robots.txt was pending")
             self._pending.add(origin)
-            if request not in self._sent_back:
-                # Waiting here would hold a download slot: send the request back through the
-                # engine, to be parked by request_scheduled (dont_filter: the duplicate
-                # filter saw it already).
+            if origin in self._holding:
+                self.stats.inc_value("robotstxt/held")
+            elif request not in self._sent_back:
+                # Waiting here any longer would hold a place of CONCURRENT_REQUESTS: send the
+                # request back through the engine, to be parked by request_scheduled
+                # (dont_filter: the duplicate filter saw it already).
                 self._start_parking()
                 self.stats.inc_value("robotstxt/reparked")
                 sent_back = request.replace(dont_filter=True)
                 self._sent_back.add(sent_back)
                 return sent_back
             waiter: Deferred[None] = Deferred()
-            self._waiters.setdefault(origin, []).append(waiter)
+            self._waiters.setdefault(origin, []).append((request, waiter))
             await maybe_deferred_to_future(waiter)
 
     # **kwargs: pydispatch then passes the signal's arguments as they are, instead of building
@@ -260,6 +270,10 @@ class RobotsTxtMiddleware:
         self._start_parking()
         # Marked at once, so that the requests decided before the task runs start no other.
         state.fetching = True
+        if self.hold_time > 0 and state.down_since is None and not self._closed:
+            # Not during an outage: its tries fail, or hang until their timeout.
+            origin = state.origin
+            self._holding[origin] = self.clock.callLater(self.hold_time, self._end_hold, origin)
         self._tasks.run(self._fetch(state, context))
 
     async def _fetch(self, state: OriginState, context: Request | None) -> None:
@@ -267,6 +281,7 @@ class RobotsTxtMiddleware:
             # Another process of the crawl fetched it (its state is adopted now) or fetches
             # it (its outcome arrives through poll()).
             state.fetching = False
+            self._end_hold(state.origin)
             now = self.clock.seconds()
             if state.decide(now) is not Decision.WAIT:
                 await self._release(state)
@@ -290,6 +305,7 @@ class RobotsTxtMiddleware:
         if change in (Change.READY, Change.RECOVERED, Change.KEPT_CACHED_COPY):
             await self._release(state)
         elif change in (Change.OUTAGE_STARTED, Change.STILL_DOWN):
+            self._end_hold(state.origin)  # the requests held for this fetch go to be parked
             self._set_timer(state)
 
     def _set_timer(self, state: OriginState) -> None:
@@ -385,31 +401,40 @@ class RobotsTxtMiddleware:
         self._pending.discard(origin)
         if not self._pending:
             self._stop_parking()
-        for waiter in self._waiters.pop(origin, []):
-            waiter.callback(None)
+        self._end_hold(origin)
         if self._closed:
             return  # what is still parked stays with the storage, which counts it at close
-        # Without a second tier, an origin that left memory before its released requests were
-        # decided would be fetched again and those requests parked again, over and over.
-        hold = self.states.second is None
         async for request in self.storage.release(origin):
-            if hold:
-                self._hold(origin, request)
+            self._keep_until_decided(origin, request)
             self.crawler.engine.crawl(request)
+
+    def _end_hold(self, origin: Origin) -> None:
+        """Wake the requests waiting in process_request on *origin*: each decides again, and
+        goes on, waits for its release (a request that cannot be parked) or is parked."""
+        hold = self._holding.pop(origin, None)
+        if hold is not None and hold.active():
+            hold.cancel()
+        for request, waiter in self._waiters.pop(origin, []):
+            self._keep_until_decided(origin, request)
+            waiter.callback(None)
 
     def _kept(self, origin: Origin) -> bool:
         """Whether *origin*'s state must stay live in memory."""
-        return origin in self._pending or origin in self._held
+        return origin in self._pending or origin in self._undecided
 
-    def _hold(self, origin: Origin, request: Request) -> None:
+    def _keep_until_decided(self, origin: Origin, request: Request) -> None:
         """Keep *origin* live until *request*, released, is decided, or dropped on its way."""
-        self._held[origin] += 1
-        self._releases[request] = weakref.finalize(request, self._unhold, origin)
+        # Without a second tier, an origin that left memory before its released requests were
+        # decided would be fetched again and those requests parked again, over and over.
+        if self.states.second is not None or request in self._releases:
+            return
+        self._undecided[origin] += 1
+        self._releases[request] = weakref.finalize(request, self._decided, origin)
 
-    def _unhold(self, origin: Origin) -> None:
-        self._held[origin] -= 1
-        if not self._held[origin]:
-            del self._held[origin]
+    def _decided(self, origin: Origin) -> None:
+        self._undecided[origin] -= 1
+        if not self._undecided[origin]:
+            del self._undecided[origin]
 
     def explain(self, url: str, request: Request | None = None) -> Explanation:
         """Why *url* is allowed, refused or waiting, as this crawl knows it now. *request*:
@@ -473,13 +498,14 @@ class RobotsTxtMiddleware:
     async def _spider_closed(self) -> None:
         self._closed = True
         self._record_cache_stats()
-        for timer in (*self._timers.values(), self._poller):
+        for timer in (*self._timers.values(), *self._holding.values(), self._poller):
             if timer is not None and timer.active():
                 timer.cancel()
         self._timers.clear()
+        self._holding.clear()
         for waiters in self._waiters.values():
             self._count_lost(len(waiters))
-            for waiter in waiters:
+            for _, waiter in waiters:
                 waiter.callback(None)
         self._waiters.clear()
         self._pending.clear()

@@ -66,6 +66,8 @@ WORKER_SETTINGS: dict[str, Any] = {
     "ROBOTSTXT_RETRY_MAX_DELAY": 0.4,
     "ROBOTSTXT_REDIS_POLL_INTERVAL": 0.1,
     "ROBOTSTXT_REDIS_LEASE_TIME": 1.0,
+    # Requests waiting inside a worker's downloader for its robots.txt fetch are parked sooner.
+    "ROBOTSTXT_HOLD_TIME": 0.5,
     "SCHEDULER": "tests.fleet_worker.FleetScheduler",
     "DUPEFILTER_CLASS": "scrapy_redis.dupefilter.RFPDupeFilter",
     # Otherwise the first worker to close flushes the whole fleet's queue.
@@ -482,6 +484,16 @@ class Fleet:
             self.workers[name].send_signal(signal.SIGINT)
         for name in names:
             self.workers[name].wait(timeout)
+
+    def holding(self, origin: str) -> set[str]:
+        """The URLs of *origin* that a worker took from scrapy-redis's queue and holds inside
+        its downloader, neither downloaded nor sent back to be parked."""
+        return {
+            url
+            for name in self.running()
+            for url, steps in self.steps(name).items()
+            if url.startswith(f"{origin}/") and steps[-1] == "dequeued"
+        }
 
     def running(self) -> list[str]:
         return [name for name, process in self.workers.items() if process.poll() is None]

@@ -111,14 +111,14 @@ async def test_requests_queued_before_expiry_wait_for_the_refresh(
     site: Site, clock: Clock
 ) -> None:
     """A request scheduled while the copy was fresh, downloaded after it expired, is checked
-    against the refreshed copy, and is parked again rather than holding a download slot."""
+    against the refreshed copy: it waits in the downloader for the refresh it started."""
     step_site(site, sequence(ALLOW, DENY_P))
     # /p1…/p3 are scheduled at step 0, behind /step/1, which moves the clock a day on.
     result = await run_steps(site, clock, [0, DAY + 1], [["/p1", "/p2", "/p3"], []])
     paths = [path for _, path in site.log]
     refresh = paths.index("/robots.txt", 1)
     assert not [path for path in paths[refresh:] if path.startswith("/p")]
-    assert result.stat("robotstxt/reparked") >= 1
+    assert result.stat("robotstxt/held") >= 1
     assert result.stat("robotstxt/forbidden") >= 1
     assert result.stat("robotstxt/forbidden") + refresh - 3 == 3  # each page fetched or refused
 

@@ -37,7 +37,8 @@ def test_parked_requests_survive_a_worker_killed_holding_the_lease_and_one_stopp
         # The site holds the failing origin's robots.txt unanswered, so one worker holds the
         # fetch lease; the healthy origins are crawled and the failing one's pages all wait
         # in Redis. (The kill waits for that: a request a worker has just taken from a queue
-        # is in that process alone for a moment, whoever's queue it was.)
+        # is in that process alone for a moment, whoever's queue it was, and so is one waiting
+        # inside its downloader for a robots.txt fetch, for ROBOTSTXT_HOLD_TIME at most.)
         def parked_and_quiet() -> bool:
             requested = {hit.url for hit in fleet.hits()}
             return bool(
@@ -45,6 +46,7 @@ def test_parked_requests_survive_a_worker_killed_holding_the_lease_and_one_stopp
                 and allowed - waiting <= requested
                 and not fleet.queued()
                 and waiting <= fleet.parked(failing)
+                and not fleet.holding(failing)
             )
 
         wait_until(parked_and_quiet, 30, "the failing origin's pages to be parked in Redis")

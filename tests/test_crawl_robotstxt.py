@@ -14,8 +14,8 @@ from twisted.web import server
 from twisted.web.server import NOT_DONE_YET
 
 from scrapy_robotsmeta import RobotsTxtMiddleware
-from scrapy_robotsmeta.testing import Site, delayed, html, static
-from tests.crawl import ListSpider, crawl, make_crawler, pages_fetched, small_site
+from scrapy_robotsmeta.testing import Site, delayed, html, sequence, static
+from tests.crawl import FAST_RETRY, ListSpider, crawl, make_crawler, pages_fetched, small_site
 
 RULES = "User-agent: *\nDisallow: /private\n"
 
@@ -94,7 +94,8 @@ async def test_robotstxt_user_agent_setting_wins(site: Site) -> None:
 async def test_slow_robots_txt_is_fetched_once_and_every_waiting_request_checked(
     site: Site,
 ) -> None:
-    """Scrapy's built-in checks only the first request waiting on a pending robots.txt."""
+    """Scrapy's built-in checks only the first request waiting on a pending robots.txt. The
+    requests that reached the downloader wait there for it, the others are parked."""
     site.add({"/robots.txt": delayed(0.3, static(RULES))})
     urls = [site.url(f"/private/{i}") for i in range(20)] + [
         site.url(f"/public/{i}") for i in range(20)
@@ -104,14 +105,67 @@ async def test_slow_robots_txt_is_fetched_once_and_every_waiting_request_checked
     assert site.hits["/robots.txt"] == 1
     assert pages_fetched(site) == {f"/public/{i}" for i in range(20)}
     assert result.stat("robotstxt/forbidden") == 20
-    assert result.stat("robotstxt/parked") == 40
+    assert result.stat("robotstxt/held") >= 1
+    assert result.stat("robotstxt/held") + result.stat("robotstxt/parked") == 40
+    assert result.stat("robotstxt/reparked") == 0
+
+
+@deferred_f_from_coro_f
+async def test_request_waits_in_the_downloader_for_a_robots_txt_answered_in_time(
+    site: Site,
+) -> None:
+    """Within ROBOTSTXT_HOLD_TIME, the first request of an origin waits inside the downloader
+    for its robots.txt, as with Scrapy's built-in, and is downloaded as soon as it is known:
+    it goes through the scheduler once."""
+    site.add({"/robots.txt": delayed(0.2, static(RULES)), "/page": html("ok")})
+    result = await crawl([site.url("/page")], spider_cls=ListSpider)
+    assert [path for _, path in site.log] == ["/robots.txt", "/page"]
+    assert result.stat("robotstxt/held") == 1
+    assert result.stat("robotstxt/reparked") == result.stat("robotstxt/parked") == 0
+    assert result.stat("scheduler/enqueued") == 1
+
+
+@deferred_f_from_coro_f
+async def test_request_held_past_the_hold_time_is_parked(site: Site) -> None:
+    """A robots.txt slower than ROBOTSTXT_HOLD_TIME: the request stops holding a place of
+    CONCURRENT_REQUESTS and is parked until it is known."""
+    site.add({"/robots.txt": delayed(0.6, static(RULES)), "/page": html("ok")})
+    result = await crawl([site.url("/page")], {"ROBOTSTXT_HOLD_TIME": 0.1}, ListSpider)
+    assert [path for _, path in site.log] == ["/robots.txt", "/page"]
+    assert result.stat("robotstxt/held") == 1
+    assert result.stat("robotstxt/reparked") == result.stat("robotstxt/parked") == 1
+
+
+@deferred_f_from_coro_f
+async def test_held_request_is_parked_when_robots_txt_is_unreachable(site: Site) -> None:
+    """RFC 9309 §2.3.1.4: an unreachable robots.txt is retried, which may take minutes: a
+    request held for its first try is parked when that try fails, and goes on once a retry
+    gets the rules."""
+    failing = static("", status=503)
+    site.add({"/robots.txt": sequence(failing, static(RULES)), "/page": html("ok")})
+    result = await crawl([site.url("/page")], FAST_RETRY, ListSpider)
+    assert [path for _, path in site.log] == ["/robots.txt", "/robots.txt", "/page"]
+    assert result.stat("robotstxt/held") == 1
+    assert result.stat("robotstxt/reparked") == result.stat("robotstxt/parked") == 1
+
+
+@deferred_f_from_coro_f
+async def test_hold_time_zero_parks_every_waiting_request(site: Site) -> None:
+    """ROBOTSTXT_HOLD_TIME = 0: no request waits inside the downloader."""
+    site.add({"/robots.txt": delayed(0.2, static(RULES)), "/page": html("ok")})
+    result = await crawl([site.url("/page")], {"ROBOTSTXT_HOLD_TIME": 0}, ListSpider)
+    assert [path for _, path in site.log] == ["/robots.txt", "/page"]
+    assert result.stat("robotstxt/held") == 0
+    assert result.stat("robotstxt/reparked") == result.stat("robotstxt/parked") == 1
 
 
 @deferred_f_from_coro_f
 async def test_1000_requests_to_a_new_origin_one_fetch_every_request_checked(site: Site) -> None:
-    """robots.txt answers only once all 1,000 requests wait for it, however long the crawler
+    """robots.txt answers only once all 1,000 requests are parked, however long the crawler
     takes to schedule them."""
-    crawler = make_crawler(ListSpider)
+    # Parked at once: requests held in the downloader would fill CONCURRENT_REQUESTS, and the
+    # engine would schedule no more start requests until the hold time ran out.
+    crawler = make_crawler(ListSpider, {"ROBOTSTXT_HOLD_TIME": 0})
     rules = static("User-agent: *\nDisallow: /private/\n")
     held: list[server.Request] = []
 

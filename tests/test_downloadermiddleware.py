@@ -95,7 +95,9 @@ async def test_download_async_request_waits_for_a_pending_origin(
                 outcomes.append(str(exc))
             yield {"url": response.url}
 
-    result = await crawl([site.url("/start")], spider_cls=DirectSpider)
+    # Held for no time: each request is sent back as soon as it meets an unknown origin.
+    settings = {"ROBOTSTXT_HOLD_TIME": 0}
+    result = await crawl([site.url("/start")], settings, spider_cls=DirectSpider)
     assert outcomes == ["200", "Forbidden by robots.txt: Disallow: /private (line 2, group *)"]
     assert other_site.hits["/robots.txt"] == other_site.hits["/ok"] == 1
     # Sent back once each, on reaching an unknown origin: the start request and /ok.
