@@ -486,14 +486,18 @@ class Fleet:
             self.workers[name].wait(timeout)
 
     def holding(self, origin: str) -> set[str]:
-        """The URLs of *origin* that a worker took from scrapy-redis's queue and holds inside
-        its downloader, neither downloaded nor sent back to be parked."""
-        return {
-            url
-            for name in self.running()
-            for url, steps in self.steps(name).items()
-            if url.startswith(f"{origin}/") and steps[-1] == "dequeued"
-        }
+        """The URLs of *origin* that a worker took from scrapy-redis's queue and did not send
+        back to be parked since (for an origin whose robots.txt has not answered: held inside
+        its downloader). A duplicate of the URL scheduled meanwhile, from a page's links, may
+        be parked without ``-again``: only a ``sched-again`` after the ``dequeued`` counts."""
+        held = set()
+        for name in self.running():
+            for url, steps in self.steps(name).items():
+                if url.startswith(f"{origin}/") and "dequeued" in steps:
+                    since = steps[::-1].index("dequeued")
+                    if "sched-again" not in steps[len(steps) - since :]:
+                        held.add(url)
+        return held
 
     def running(self) -> list[str]:
         return [name for name, process in self.workers.items() if process.poll() is None]
