@@ -18,6 +18,10 @@ from scrapy_robotsmeta.testing import Site, delayed, html, links_page, sequence,
 from tests.crawl import FollowAllSpider, ListSpider, crawl, make_crawler, stop_when
 
 UNAVAILABLE = static("", status=503)
+# Long enough that a first run's outage retry comes after its stop, which follows within
+# milliseconds the requests' parking; short, since the resumed run keeps the outage's schedule
+# (the stored state's next try) and waits for that retry.
+RETRY_AFTER_THE_STOP = 5
 
 
 ALLOW_ALL = static("User-agent: *\nDisallow: /forbidden\n")
@@ -55,7 +59,7 @@ async def test_requests_parked_for_an_outage_survive_a_pause(site: Site, tmp_pat
     wait loses none of them: the resumed crawl fetches each once, and refuses the forbidden."""
     urls = pages_site(site, 50, UNAVAILABLE)
     urls.append(site.url("/forbidden"))
-    settings = {"JOBDIR": str(tmp_path), "ROBOTSTXT_RETRY_DELAY": 30}
+    settings = {"JOBDIR": str(tmp_path), "ROBOTSTXT_RETRY_DELAY": RETRY_AFTER_THE_STOP}
     before, after = await pause_and_resume(
         urls,
         settings,
@@ -64,7 +68,7 @@ async def test_requests_parked_for_an_outage_survive_a_pause(site: Site, tmp_pat
     )
     assert before.stats["finish_reason"] == "shutdown"
     assert before.stat("robotstxt/dropped_on_close") == 0
-    # The stop did not wait for the outage: the retry, 30 s later, never happened.
+    # The stop did not wait for the outage: the retry, seconds later, never happened.
     assert before.stat("robotstxt/request_count") == 1
     assert before.stat("robotstxt/parked/disk") == len(urls)
     resumed = paths(site, "/p/")  # nothing was fetched before the pause
@@ -79,15 +83,20 @@ async def test_requests_parked_for_an_outage_survive_a_pause(site: Site, tmp_pat
 async def test_requests_waiting_on_a_slow_robots_txt_survive_a_pause(
     site: Site, tmp_path: Path
 ) -> None:
-    """The pause comes while the robots.txt download itself is in flight."""
+    """The pause comes while the robots.txt download itself is in flight, every request
+    waiting for it: parked, or inside the downloader (ROBOTSTXT_HOLD_TIME). A clean stop lets
+    the latter finish waiting, as it lets any download finish; none is lost or fetched twice."""
     urls = pages_site(site, 20, delayed(0.5, ALLOW_ALL))
     settings = {"JOBDIR": str(tmp_path)}
+
+    def all_waiting(stats: dict[str, Any]) -> bool:
+        return stats.get("robotstxt/held", 0) + stats.get("robotstxt/parked", 0) >= len(urls)
+
     before, _ = await pause_and_resume(
-        urls,
-        settings,
-        lambda stats: stats.get("robotstxt/parked", 0) >= len(urls),
-        lambda: site.add({"/robots.txt": ALLOW_ALL}),
+        urls, settings, all_waiting, lambda: site.add({"/robots.txt": ALLOW_ALL})
     )
+    assert before.stats["finish_reason"] == "shutdown"
+    assert before.stat("robotstxt/held") >= 1
     assert before.stat("robotstxt/dropped_on_close") == 0
     assert sorted(paths(site, "/p/")) == sorted(f"/p/{i}" for i in range(20))
 
@@ -101,7 +110,7 @@ async def test_a_crawl_spider_resumed_fetches_every_page_once(
     duplicate filter sees parked requests only once they are released."""
     pages = pages_site(site, 30, UNAVAILABLE)
     other_site.add({"/robots.txt": ALLOW_ALL, "/": links_page(*pages)})
-    settings = {"JOBDIR": str(tmp_path), "ROBOTSTXT_RETRY_DELAY": 30}
+    settings = {"JOBDIR": str(tmp_path), "ROBOTSTXT_RETRY_DELAY": RETRY_AFTER_THE_STOP}
     first = make_crawler(FollowAllSpider, settings)
     stop_when(first, lambda stats: stats.get("robotstxt/parked", 0) >= 30)
     await crawl([other_site.url("/")], crawler=first)
@@ -122,7 +131,7 @@ async def test_closespider_itemcount_with_jobdir_keeps_the_parked_requests(
     up = pages_site(other_site, 3, ALLOW_ALL)
     settings = {
         "JOBDIR": str(tmp_path),
-        "ROBOTSTXT_RETRY_DELAY": 30,
+        "ROBOTSTXT_RETRY_DELAY": RETRY_AFTER_THE_STOP,
         "CLOSESPIDER_ITEMCOUNT": 3,
     }
     before = await crawl(up + down, settings, ListSpider)
@@ -149,7 +158,7 @@ async def test_parked_requests_past_the_memory_limit_wait_on_disk(site: Site) ->
 async def test_without_jobdir_a_stop_counts_the_parked_requests_once(site: Site) -> None:
     """Nothing survives the process without JOBDIR, as in Scrapy: the requests are counted."""
     urls = pages_site(site, 12, UNAVAILABLE)
-    crawler = make_crawler(ListSpider, {"ROBOTSTXT_RETRY_DELAY": 30})
+    crawler = make_crawler(ListSpider, {"ROBOTSTXT_RETRY_DELAY": RETRY_AFTER_THE_STOP})
     stop_when(crawler, lambda stats: stats.get("robotstxt/parked", 0) >= len(urls))
     result = await crawl(urls, crawler=crawler)
     assert result.stat("robotstxt/dropped_on_close") == len(urls)
@@ -163,7 +172,7 @@ async def test_duplicates_parked_before_the_duplicate_filter_are_fetched_once(
     URL parked three times (and found again by the resumed spider) is fetched once."""
     urls = pages_site(site, 4, UNAVAILABLE)
     tripled = urls * 3
-    settings = {"JOBDIR": str(tmp_path), "ROBOTSTXT_RETRY_DELAY": 30}
+    settings = {"JOBDIR": str(tmp_path), "ROBOTSTXT_RETRY_DELAY": RETRY_AFTER_THE_STOP}
     await pause_and_resume(
         tripled,
         settings,
