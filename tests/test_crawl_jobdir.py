@@ -90,7 +90,8 @@ async def test_requests_waiting_on_a_slow_robots_txt_survive_a_pause(
     settings = {"JOBDIR": str(tmp_path)}
 
     def all_waiting(stats: dict[str, Any]) -> bool:
-        return stats.get("robotstxt/held", 0) + stats.get("robotstxt/parked", 0) >= len(urls)
+        waiting: int = stats.get("robotstxt/held", 0) + stats.get("robotstxt/parked", 0)
+        return waiting >= len(urls)
 
     before, _ = await pause_and_resume(
         urls, settings, all_waiting, lambda: site.add({"/robots.txt": ALLOW_ALL})

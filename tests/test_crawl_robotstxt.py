@@ -110,6 +110,19 @@ async def test_slow_robots_txt_is_fetched_once_and_every_waiting_request_checked
     assert result.stat("robotstxt/reparked") == 0
 
 
+async def wait_of_one_request(
+    site: Site, robots: Any, settings: dict[str, Any] | None = None
+) -> tuple[list[str], tuple[int, int, int, int]]:
+    """Crawl one page of *site*, whose robots.txt answers with *robots*: the paths the site
+    saw, and how often the request was held in the downloader, sent back from it, parked and
+    scheduled."""
+    site.add({"/robots.txt": robots, "/page": html("ok")})
+    result = await crawl([site.url("/page")], settings, ListSpider)
+    names = ("robotstxt/held", "robotstxt/reparked", "robotstxt/parked", "scheduler/enqueued")
+    held, sent_back, parked, scheduled = (result.stat(name) for name in names)
+    return [path for _, path in site.log], (held, sent_back, parked, scheduled)
+
+
 @deferred_f_from_coro_f
 async def test_request_waits_in_the_downloader_for_a_robots_txt_answered_in_time(
     site: Site,
@@ -117,23 +130,19 @@ async def test_request_waits_in_the_downloader_for_a_robots_txt_answered_in_time
     """Within ROBOTSTXT_HOLD_TIME, the first request of an origin waits inside the downloader
     for its robots.txt, as with Scrapy's built-in, and is downloaded as soon as it is known:
     it goes through the scheduler once."""
-    site.add({"/robots.txt": delayed(0.2, static(RULES)), "/page": html("ok")})
-    result = await crawl([site.url("/page")], spider_cls=ListSpider)
-    assert [path for _, path in site.log] == ["/robots.txt", "/page"]
-    assert result.stat("robotstxt/held") == 1
-    assert result.stat("robotstxt/reparked") == result.stat("robotstxt/parked") == 0
-    assert result.stat("scheduler/enqueued") == 1
+    paths, counts = await wait_of_one_request(site, delayed(0.2, static(RULES)))
+    assert paths == ["/robots.txt", "/page"]
+    assert counts == (1, 0, 0, 1)
 
 
 @deferred_f_from_coro_f
 async def test_request_held_past_the_hold_time_is_parked(site: Site) -> None:
     """A robots.txt slower than ROBOTSTXT_HOLD_TIME: the request stops holding a place of
     CONCURRENT_REQUESTS and is parked until it is known."""
-    site.add({"/robots.txt": delayed(0.6, static(RULES)), "/page": html("ok")})
-    result = await crawl([site.url("/page")], {"ROBOTSTXT_HOLD_TIME": 0.1}, ListSpider)
-    assert [path for _, path in site.log] == ["/robots.txt", "/page"]
-    assert result.stat("robotstxt/held") == 1
-    assert result.stat("robotstxt/reparked") == result.stat("robotstxt/parked") == 1
+    robots = delayed(0.6, static(RULES))
+    paths, counts = await wait_of_one_request(site, robots, {"ROBOTSTXT_HOLD_TIME": 0.1})
+    assert paths == ["/robots.txt", "/page"]
+    assert counts == (1, 1, 1, 2)
 
 
 @deferred_f_from_coro_f
@@ -141,22 +150,19 @@ async def test_held_request_is_parked_when_robots_txt_is_unreachable(site: Site)
     """RFC 9309 §2.3.1.4: an unreachable robots.txt is retried, which may take minutes: a
     request held for its first try is parked when that try fails, and goes on once a retry
     gets the rules."""
-    failing = static("", status=503)
-    site.add({"/robots.txt": sequence(failing, static(RULES)), "/page": html("ok")})
-    result = await crawl([site.url("/page")], FAST_RETRY, ListSpider)
-    assert [path for _, path in site.log] == ["/robots.txt", "/robots.txt", "/page"]
-    assert result.stat("robotstxt/held") == 1
-    assert result.stat("robotstxt/reparked") == result.stat("robotstxt/parked") == 1
+    robots = sequence(static("", status=503), static(RULES))
+    paths, counts = await wait_of_one_request(site, robots, FAST_RETRY)
+    assert paths == ["/robots.txt", "/robots.txt", "/page"]
+    assert counts == (1, 1, 1, 2)
 
 
 @deferred_f_from_coro_f
 async def test_hold_time_zero_parks_every_waiting_request(site: Site) -> None:
     """ROBOTSTXT_HOLD_TIME = 0: no request waits inside the downloader."""
-    site.add({"/robots.txt": delayed(0.2, static(RULES)), "/page": html("ok")})
-    result = await crawl([site.url("/page")], {"ROBOTSTXT_HOLD_TIME": 0}, ListSpider)
-    assert [path for _, path in site.log] == ["/robots.txt", "/page"]
-    assert result.stat("robotstxt/held") == 0
-    assert result.stat("robotstxt/reparked") == result.stat("robotstxt/parked") == 1
+    robots = delayed(0.2, static(RULES))
+    paths, counts = await wait_of_one_request(site, robots, {"ROBOTSTXT_HOLD_TIME": 0})
+    assert paths == ["/robots.txt", "/page"]
+    assert counts == (0, 1, 1, 2)
 
 
 @deferred_f_from_coro_f
