@@ -305,14 +305,13 @@ class RobotsTxtMiddleware:
         if change in (Change.READY, Change.RECOVERED, Change.KEPT_CACHED_COPY):
             await self._release(state)
         elif change in (Change.OUTAGE_STARTED, Change.STILL_DOWN):
-            self._end_hold(state.origin)  # the requests held for this fetch go to be parked
+            if change is Change.OUTAGE_STARTED:
+                self._end_hold(state.origin)  # the requests held for this fetch go to be parked
             self._set_timer(state)
 
     def _set_timer(self, state: OriginState) -> None:
         """Wake the origin when it next has something to do: a retry or its give-up."""
-        timer = self._timers.pop(state.origin, None)
-        if timer is not None and timer.active():
-            timer.cancel()
+        _cancel(self._timers, state.origin)
         if self._closed:
             return
         now = self.clock.seconds()
@@ -395,9 +394,7 @@ class RobotsTxtMiddleware:
     async def _release(self, state: OriginState) -> None:
         """Put the requests that waited on *state*'s origin back into the crawl."""
         origin = state.origin
-        timer = self._timers.pop(origin, None)
-        if timer is not None and timer.active():
-            timer.cancel()
+        _cancel(self._timers, origin)
         self._pending.discard(origin)
         if not self._pending:
             self._stop_parking()
@@ -411,9 +408,7 @@ class RobotsTxtMiddleware:
     def _end_hold(self, origin: Origin) -> None:
         """Wake the requests waiting in process_request on *origin*: each decides again, and
         goes on, waits for its release (a request that cannot be parked) or is parked."""
-        hold = self._holding.pop(origin, None)
-        if hold is not None and hold.active():
-            hold.cancel()
+        _cancel(self._holding, origin)
         for request, waiter in self._waiters.pop(origin, []):
             self._keep_until_decided(origin, request)
             waiter.callback(None)
@@ -550,6 +545,13 @@ class RobotsTxtMiddleware:
         slot = self.crawler.engine.downloader.slots.get(request.meta.get("download_slot", ""))
         if delay is not None and slot is not None and _raise_floor(slot, delay):
             self.stats.inc_value("robotstxt/crawl_delay_applied")
+
+
+def _cancel(timers: dict[Origin, DelayedCall], origin: Origin) -> None:
+    """Forget *origin*'s timer in *timers*, cancelling it if it has not run yet."""
+    timer = timers.pop(origin, None)
+    if timer is not None and timer.active():
+        timer.cancel()
 
 
 def _raise_floor(slot: Slot, floor: float) -> bool:
