@@ -37,7 +37,7 @@ from scrapy_robotsmeta.reactor import Clock, Tasks, crawler_clock
 from scrapy_robotsmeta.robotstxt.cache import OriginCache
 from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
 from scrapy_robotsmeta.robotstxt.origin import Origin, origin_of
-from scrapy_robotsmeta.robotstxt.policy import Kind
+from scrapy_robotsmeta.robotstxt.policy import Kind, unavailable
 from scrapy_robotsmeta.robotstxt.state import Change, Decision, OriginState, Timing
 from scrapy_robotsmeta.useragent import CrawlerToken
 
@@ -113,7 +113,7 @@ class RobotsTxtMiddleware:
         #: the timer that ends that.
         self._holding: dict[Origin, DelayedCall] = {}
         self._timers: dict[Origin, DelayedCall] = {}
-        self._tasks = Tasks()
+        self._tasks = Tasks(self.stats)
         self._poller: DelayedCall | None = None
         self._closed = False
         self._parking = False
@@ -269,12 +269,16 @@ class RobotsTxtMiddleware:
         self._pending.add(state.origin)
         self._start_parking()
         # Marked at once, so that the requests decided before the task runs start no other.
-        state.fetching = True
+        state.mark_fetching(self.clock.seconds())
         if self.hold_time > 0 and state.down_since is None and not self._closed:
             # Not during an outage: its tries fail, or hang until their timeout.
             origin = state.origin
             self._holding[origin] = self.clock.callLater(self.hold_time, self._end_hold, origin)
-        self._tasks.run(self._fetch(state, context))
+        self._tasks.run(
+            self._fetch(state, context),
+            f"The robots.txt fetch of {state.origin}",
+            lambda exc: self._fetch_failed(state, exc),
+        )
 
     async def _fetch(self, state: OriginState, context: Request | None) -> None:
         if not await self.storage.claim_fetch(state):
@@ -284,7 +288,7 @@ class RobotsTxtMiddleware:
             self._end_hold(state.origin)
             now = self.clock.seconds()
             if state.decide(now) is not Decision.WAIT:
-                await self._release(state)
+                self._start_release(state)
                 return
             state.defer_fetch(now + self.storage.poll_interval)
             self._set_timer(state)
@@ -298,12 +302,12 @@ class RobotsTxtMiddleware:
         self.stats.inc_value(f"robotstxt/outcome/{outcome.kind.value}")
         self._log_change(state, change, outcome)
         await self.storage.publish(state, outcome)
-        await self._settle(state, change)
+        self._settle(state, change)
 
-    async def _settle(self, state: OriginState, change: Change) -> None:
+    def _settle(self, state: OriginState, change: Change) -> None:
         """Act on a change of *state*: release its requests, or wait for the next try."""
         if change in (Change.READY, Change.RECOVERED, Change.KEPT_CACHED_COPY):
-            await self._release(state)
+            self._start_release(state)
         elif change in (Change.OUTAGE_STARTED, Change.STILL_DOWN):
             if change is Change.OUTAGE_STARTED:
                 self._end_hold(state.origin)  # the requests held for this fetch go to be parked
@@ -334,7 +338,11 @@ class RobotsTxtMiddleware:
         if state.deadline_passed(now) and not state.given_up:
             state.give_up(now, self.timing)
             self._log_give_up(state, now)
-            self._tasks.run(self._publish_and_release(state))
+            self._tasks.run(
+                self._publish_and_release(state),
+                f"Giving up on {state.origin}",
+                lambda _: self._start_release(state),
+            )
         else:
             self._advance(state)
 
@@ -343,7 +351,7 @@ class RobotsTxtMiddleware:
         start a fetch that is due, or wait for the next retry or give-up."""
         now = self.clock.seconds()
         if state.decide(now) is not Decision.WAIT:
-            self._tasks.run(self._release(state))
+            self._start_release(state)
         elif state.fetch_due(now):
             self._start_fetch(state)
         else:
@@ -351,7 +359,36 @@ class RobotsTxtMiddleware:
 
     async def _publish_and_release(self, state: OriginState) -> None:
         await self.storage.publish(state, None)
-        await self._release(state)
+        self._start_release(state)
+
+    def _start_release(self, state: OriginState) -> None:
+        self._tasks.run(
+            self._release(state),
+            f"Releasing the requests of {state.origin}",
+            lambda _: self._release_failed(state),
+        )
+
+    def _fetch_failed(self, state: OriginState, exc: BaseException) -> None:
+        """A fetch task that failed before its outcome was applied would leave its origin
+        being fetched for ever: count it as a failed try, so that the outage's schedule
+        retries it (and gives it up in time), then act on the state as it stands."""
+        if state.fetching:
+            reason = f"internal error: {type(exc).__name__}: {exc}".rstrip(": ")
+            change = state.apply(unavailable(reason), self.clock.seconds(), self.timing)
+            if change is Change.OUTAGE_STARTED:
+                self._end_hold(state.origin)
+        self._pending.add(state.origin)
+        self._advance(state)
+
+    def _release_failed(self, state: OriginState) -> None:
+        """Requests a failed release left in the storage are parked still: keep their origin
+        pending, so that the idle check releases them again rather than close the crawl."""
+        self._pending.add(state.origin)
+        self._start_parking()
+
+    def _poll_failed(self, _: BaseException) -> None:
+        if self._pending or self.storage.shared:
+            self._start_polling()
 
     def _log_change(self, state: OriginState, change: Change, outcome: Outcome) -> None:
         origin, reason = state.origin, outcome.reason
@@ -450,7 +487,9 @@ class RobotsTxtMiddleware:
 
     def _poll(self) -> None:
         self._poller = None
-        self._tasks.run(self._poll_once())
+        self._tasks.run(
+            self._poll_once(), "Polling the shared robots.txt states", self._poll_failed
+        )
 
     async def _poll_once(self) -> None:
         for polled in await self.storage.poll(list(self._pending)):

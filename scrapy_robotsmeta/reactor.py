@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Protocol
 
 from scrapy.utils.defer import deferred_from_coro
+from scrapy.utils.log import failure_to_exc_info
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
     from twisted.internet.base import DelayedCall
     from twisted.internet.defer import Deferred
+    from twisted.python.failure import Failure
+
+logger = logging.getLogger(__name__)
 
 #: Crawler attribute a test (or an embedding application) sets to drive time itself.
 CLOCK_ATTRIBUTE = "robotstxt_clock"
@@ -38,12 +44,37 @@ def crawler_clock(crawler: Crawler) -> Clock:
 
 class Tasks:
     """Coroutines run in the background, each held until it ends: the event loop keeps only
-    weak references to tasks, and one collected mid-way would never finish."""
+    weak references to tasks, and one collected mid-way would never finish.
 
-    def __init__(self) -> None:
+    Nobody awaits a background task, so nobody would see it fail: a failure is logged with
+    what the task was doing, counted in ``robotstxt/task_errors``, and handed to the task's
+    *recover* callback, which puts its origin back on a path that ends (a retry, a release)."""
+
+    def __init__(self, stats: StatsCollector) -> None:
+        self._stats = stats
         self._running: set[Deferred[Any]] = set()
 
-    def run(self, coroutine: Coroutine[Any, Any, Any]) -> None:
+    def run(
+        self,
+        coroutine: Coroutine[Any, Any, Any],
+        what: str,
+        recover: Callable[[BaseException], None] | None = None,
+    ) -> None:
+        """Run *coroutine*; *what* names its work in the log line of a failure."""
         task = deferred_from_coro(coroutine)
         self._running.add(task)
+        task.addErrback(self._failed, what, recover)
         task.addBoth(lambda _: self._running.discard(task))
+
+    def _failed(
+        self, failure: Failure, what: str, recover: Callable[[BaseException], None] | None
+    ) -> None:
+        self._stats.inc_value("robotstxt/task_errors")
+        logger.error(
+            "%s failed: %s", what, failure.getErrorMessage(), exc_info=failure_to_exc_info(failure)
+        )
+        if recover is not None and failure.value is not None:
+            try:
+                recover(failure.value)
+            except Exception:  # the recovery's own fault must not go unseen either
+                logger.exception("Recovering from the failure of %s failed", what)

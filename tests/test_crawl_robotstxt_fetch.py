@@ -293,3 +293,16 @@ async def test_hanging_robots_txt_does_not_keep_the_crawl_open_past_the_timeout(
     result = await crawl([site.url("/page")], settings, spider_cls=ListSpider)
     assert result.stat("robotstxt/given_up") == 1
     assert result.stat("test/errback_count") == 1
+
+
+@deferred_f_from_coro_f
+async def test_outage_give_up_time_counts_from_its_first_try(site: Site) -> None:
+    """RFC 9309 §2.3.1.4 lets a crawler wait out an unreachable robots.txt; the wait is
+    bounded by ROBOTSTXT_UNAVAILABLE_TIMEOUT from the first try's start, so a first try that
+    hangs until its own timeout uses that time up: no retry follows it."""
+    site.add({"/robots.txt": hang, "/page": html("ok")})
+    settings = {"ROBOTSTXT_UNAVAILABLE_TIMEOUT": 1.0, "ROBOTSTXT_RETRY_DELAY": 0.2}
+    result = await crawl([site.url("/page")], {**settings, "DOWNLOAD_TIMEOUT": 60}, ListSpider)
+    assert site.hits["/robots.txt"] == 1
+    assert result.stat("robotstxt/given_up") == 1
+    assert result.stat("test/errback_count") == 1

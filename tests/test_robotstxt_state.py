@@ -210,3 +210,16 @@ def test_a_snapshot_carries_the_state_to_another_process(outcome: object) -> Non
     assert copy.explain("http://example.com/x", "bot") == source.explain(
         "http://example.com/x", "bot"
     )
+
+
+def test_outage_begins_when_its_first_try_began() -> None:
+    """The give-up deadline counts from the start of the first failed try: a try that hangs
+    for its whole timeout spends the outage's time, not time before it."""
+    timing = Timing(unavailable_timeout=30.0, download_timeout=180.0)
+    state = fresh()
+    state.mark_fetching(100.0)
+    assert state.start_fetch(100.0, timing) == 30.0  # the first try is cut to the give-up time
+    state.apply(unavailable("timeout"), 130.0, timing)
+    assert state.down_since == 100.0
+    assert state.give_up_at == 130.0
+    assert state.deadline_passed(130.0)

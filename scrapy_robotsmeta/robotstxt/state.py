@@ -176,6 +176,13 @@ class OriginState:
 
     # -- transitions -----------------------------------------------------------------------
 
+    def mark_fetching(self, now: float) -> None:
+        """Mark a fetch as begun, before a shared storage is asked whether this process makes
+        it: no other request starts one meanwhile."""
+        self.changes += 1
+        self.fetching = True
+        self.fetch_started = now
+
     def start_fetch(self, now: float, timing: Timing) -> float:
         """Mark a fetch as started; return the timeout for each of its tries: in an outage no
         try may outlast the give-up deadline, or a hanging server would keep the crawl open
@@ -230,8 +237,10 @@ class OriginState:
             self.reason = reason
         self.retry_at = now + delay
         if self.down_since is None:
-            self.down_since = now
-            self.give_up_at = now + timing.unavailable_timeout
+            # The outage began when its first try did: a try that hangs until its timeout
+            # counts against the give-up time, or the crawl would wait the timeout longer.
+            self.down_since = min(self.fetch_started, now)
+            self.give_up_at = self.down_since + timing.unavailable_timeout
             return Change.OUTAGE_STARTED
         return Change.STILL_DOWN
 

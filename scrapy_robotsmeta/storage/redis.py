@@ -139,7 +139,7 @@ class RedisStorage(Storage):
         self._flushing = False
         self._down = False
         self.clock = crawler_clock(crawler)
-        self._tasks = Tasks()
+        self._tasks = Tasks(self.stats)
 
     # -- keys ------------------------------------------------------------------------------
 
@@ -188,7 +188,7 @@ class RedisStorage(Storage):
         self._outbox.park(origin, request)
         if not self._flushing and not self._down:
             self._flushing = True
-            self._tasks.run(self._flush())
+            self._tasks.run(self._flush(), "Writing parked requests to Redis")
 
     async def _flush(self) -> None:
         """Write what this process parked to Redis, origin by origin."""
@@ -322,7 +322,9 @@ class RedisStorage(Storage):
         return True
 
     def _keep_lease(self, origin: Origin) -> None:
-        renewal = LoopingCall(lambda: self._tasks.run(self._renew(origin)))
+        renewal = LoopingCall(
+            lambda: self._tasks.run(self._renew(origin), f"Renewing the fetch lease of {origin}")
+        )
         renewal.clock = self.clock  # type: ignore[assignment]
         self._leases[origin] = renewal
         renewal.start(self.lease_ms / 3000, now=False)
