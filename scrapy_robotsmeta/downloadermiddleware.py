@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import logging
 import weakref
-from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
@@ -34,7 +33,7 @@ from scrapy_robotsmeta._compat import set_slot_jitter, slot_jitter
 from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.fetcher import RobotsTxtFetcher
 from scrapy_robotsmeta.reactor import Clock, Tasks, crawler_clock
-from scrapy_robotsmeta.robotstxt.cache import OriginCache
+from scrapy_robotsmeta.robotstxt.core import RELEASING, Action, Check, RobotsTxtCore
 from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
 from scrapy_robotsmeta.robotstxt.origin import Origin, origin_of
 from scrapy_robotsmeta.robotstxt.policy import Kind, unavailable
@@ -80,42 +79,35 @@ class RobotsTxtMiddleware:
         assert crawler.stats is not None
         self.stats: StatsCollector = crawler.stats
         self.token = CrawlerToken.from_settings(crawler.settings)
-        self.hold_time = settings.getfloat("ROBOTSTXT_HOLD_TIME")
-        self.timing = Timing(
-            expiration=settings.getfloat("ROBOTSTXT_CACHE_EXPIRATION"),
-            retry_delay=settings.getfloat("ROBOTSTXT_RETRY_DELAY"),
-            retry_max_delay=settings.getfloat("ROBOTSTXT_RETRY_MAX_DELAY"),
-            unavailable_timeout=settings.getfloat("ROBOTSTXT_UNAVAILABLE_TIMEOUT"),
-            download_timeout=crawler.settings.getfloat("DOWNLOAD_TIMEOUT"),
+        self.core = RobotsTxtCore(
+            Timing(
+                expiration=settings.getfloat("ROBOTSTXT_CACHE_EXPIRATION"),
+                retry_delay=settings.getfloat("ROBOTSTXT_RETRY_DELAY"),
+                retry_max_delay=settings.getfloat("ROBOTSTXT_RETRY_MAX_DELAY"),
+                unavailable_timeout=settings.getfloat("ROBOTSTXT_UNAVAILABLE_TIMEOUT"),
+                download_timeout=crawler.settings.getfloat("DOWNLOAD_TIMEOUT"),
+            ),
+            settings.getint("ROBOTSTXT_CACHE_MEMORY"),
+            settings.getfloat("ROBOTSTXT_HOLD_TIME"),
         )
-        #: Origins whose requests wait: parked, waiting in process_request, or being fetched.
-        self._pending: set[Origin] = set()
-        #: Origins with released requests not decided yet, and how many (see _keep_until_decided).
-        self._undecided: Counter[Origin] = Counter()
+        self.fetcher = RobotsTxtFetcher(
+            crawler, self.stats, settings.getlist("ROBOTSTXT_REQUEST_META_KEYS")
+        )
+        storage_cls = load_object(settings.get("ROBOTSTXT_STORAGE"))
+        self.storage: Storage = build_from_crawler(storage_cls, crawler, self.core.cache)
+        # Released requests not decided yet, each with what tells the core once it is.
         self._releases: weakref.WeakKeyDictionary[Request, weakref.finalize[Any, Any]] = (
             weakref.WeakKeyDictionary()
         )
-        self.states = OriginCache(settings.getint("ROBOTSTXT_CACHE_MEMORY"), keep=self._kept)
-        self.fetcher = RobotsTxtFetcher(
-            crawler,
-            self.stats,
-            settings.getlist("ROBOTSTXT_REQUEST_META_KEYS"),
-        )
-        storage_cls = load_object(settings.get("ROBOTSTXT_STORAGE"))
-        self.storage: Storage = build_from_crawler(storage_cls, crawler, self.states)
         # Requests this middleware sent back to be parked: one that comes straight back
         # (downloaded with engine.download_async(), which never schedules) waits inside
         # process_request instead. Weak: a parked or dropped request is forgotten.
         self._sent_back: weakref.WeakSet[Request] = weakref.WeakSet()
         #: The requests waiting in process_request, by origin.
         self._waiters: dict[Origin, list[tuple[Request, Deferred[None]]]] = {}
-        #: Origins whose requests may wait in process_request for the fetch in flight, and
-        #: the timer that ends that.
-        self._holding: dict[Origin, DelayedCall] = {}
-        self._timers: dict[Origin, DelayedCall] = {}
-        self._tasks = Tasks(self.stats)
+        self._timer: DelayedCall | None = None
         self._poller: DelayedCall | None = None
-        self._closed = False
+        self._tasks = Tasks(self.stats)
         self._parking = False
         crawler.signals.connect(self._spider_opened, signals.spider_opened)
         crawler.signals.connect(self._spider_idle, signals.spider_idle)
@@ -131,21 +123,15 @@ class RobotsTxtMiddleware:
 
     # -- the decision ----------------------------------------------------------------------
 
-    def _origin(self, request: Request) -> Origin | None:
-        """The request's origin, or None when the request is not checked."""
-        if request.meta.get(DONT_OBEY) or request.url.startswith(_EXEMPT_SCHEMES):
-            return None
-        return origin_of(request.url)  # None without a host: the download fails on its own
-
-    def _decide(self, state: OriginState, request: Request) -> Decision:
-        """Decide *request* at one reading of the clock: let it go (RULES), raise
-        IgnoreRequest, or say it must wait (WAIT), starting a fetch when one is due."""
-        now = self.clock.seconds()
-        decision = state.decide(now)
+    def _decide(self, origin: Origin, request: Request) -> Check:
+        """Decide *request* at one reading of the clock: let it go, raise IgnoreRequest, or
+        say it must wait (starting the fetch the check began)."""
+        check = self.core.check(origin, self.clock.seconds())
+        decision, state = check.decision, check.state
         if self._releases and decision is not Decision.WAIT:
             release = self._releases.pop(request, None)
             if release is not None:
-                release()  # runs _decided once, and never again
+                release()  # tells the core once, and never again
         if decision is Decision.RULES:
             assert state.rules is not None
             token = self.token.for_request(request)
@@ -156,13 +142,13 @@ class RobotsTxtMiddleware:
             self.stats.inc_value("robotstxt/unavailable_dropped")
             logger.debug(
                 "Dropped %(request)s: robots.txt of %(origin)s unavailable (%(reason)s)",
-                {"request": request, "origin": state.origin, "reason": state.reason},
+                {"request": request, "origin": origin, "reason": state.reason},
                 extra={"spider": self.crawler.spider},
             )
-            raise IgnoreRequest(f"robots.txt of {state.origin} unavailable ({state.reason})")
-        elif state.fetch_due(now) and not self._closed:
+            raise IgnoreRequest(f"robots.txt of {origin} unavailable ({state.reason})")
+        elif check.fetch:
             self._start_fetch(state, request)
-        return decision
+        return check
 
     def _record_usage(self, rules: RobotsTxt, request: Request, token: str) -> None:
         """Put on the request, for its response, the preferences robots.txt states for it now:
@@ -195,17 +181,16 @@ class RobotsTxtMiddleware:
         # said of the other URL is no statement about this one.
         request.meta.pop(USAGE_META_KEY, None)
         while True:
-            origin = self._origin(request)
+            origin = _origin(request)
             if origin is None:
                 return None
-            state = self.states.get_or_create(origin)
-            if self._decide(state, request) is not Decision.WAIT:
+            check = self._decide(origin, request)
+            if check.decision is not Decision.WAIT:
                 return None
-            if self._closed:
+            if self.core.closed:
                 self._count_lost(1)
                 raise IgnoreRequest("crawl closed while robots.txt was pending")
-            self._pending.add(origin)
-            if origin in self._holding:
+            if check.held:
                 self.stats.inc_value("robotstxt/held")
             elif request not in self._sent_back:
                 # Waiting here any longer would hold a place of CONCURRENT_REQUESTS: send the
@@ -224,19 +209,17 @@ class RobotsTxtMiddleware:
     # a filtered copy of them for every request scheduled.
     def _request_scheduled(self, request: Request, **kwargs: Any) -> None:
         self._sent_back.discard(request)
-        origin = self._origin(request)
-        if origin not in self._pending:
+        origin = _origin(request)
+        if origin is None or not self.core.is_pending(origin):
             # Not checked, settled, not met yet, or its rules expired: process_request decides it,
             # reading the origin's state once (from the disk tier, for most origins of a broad
             # crawl), and sends it back here if it must wait.
             return
-        state = self.states.get_or_create(origin)
-        now = self.clock.seconds()
-        if state.decide(now) is not Decision.WAIT:
+        check = self.core.check(origin, self.clock.seconds())
+        if check.decision is not Decision.WAIT:
             return
-        if state.fetch_due(now) and not self._closed:
-            self._start_fetch(state, request)
-        self._pending.add(origin)
+        if check.fetch:
+            self._start_fetch(check.state, request)
         self.storage.park(origin, request)
         self.stats.inc_value("robotstxt/parked")
         # The engine drops a request whose request_scheduled handler raises IgnoreRequest,
@@ -261,19 +244,53 @@ class RobotsTxtMiddleware:
             )
             self._parking = False
 
+    # -- acting on the core's answers ---------------------------------------------------------
+
+    def _act(self, state: OriginState, action: Action | None) -> None:
+        if action is Action.FETCH:
+            self._start_fetch(state)
+        elif action is Action.RELEASE:
+            self._start_release(state)
+        elif action is Action.GIVE_UP:
+            self._log_give_up(state)
+            self._tasks.run(
+                self._publish_and_release(state),
+                f"Giving up on {state.origin}",
+                lambda _: self._start_release(state),
+            )
+        elif action is Action.END_HOLD:
+            self._wake_waiters(state.origin)
+        self._rearm()
+
+    def _rearm(self) -> None:
+        """Keep the one timer of the robots.txt part set for the core's next due time."""
+        when = self.core.next_due()
+        timer = self._timer
+        if timer is not None and timer.active():
+            if when is not None and timer.getTime() == when:
+                return
+            timer.cancel()
+        self._timer = None
+        if when is not None:
+            delay = max(0.0, when - self.clock.seconds())
+            self._timer = self.clock.callLater(delay, self._on_due)
+
+    def _on_due(self) -> None:
+        self._timer = None
+        for state, action in self.core.due(self.clock.seconds()):
+            self._act(state, action)
+        self._rearm()
+
+    def _advance(self, state: OriginState) -> None:
+        self._act(state, self.core.advance(state, self.clock.seconds()))
+
     # -- fetching --------------------------------------------------------------------------
 
     def _start_fetch(self, state: OriginState, context: Request | None = None) -> None:
-        """Fetch the origin's robots.txt in the background; *context* is the request that
-        needs it (its routing meta keys go with the fetch)."""
-        self._pending.add(state.origin)
+        """Run the fetch the core began for the origin of *state*; *context* is the request
+        that needs it (its routing meta keys go with the fetch)."""
         self._start_parking()
-        # Marked at once, so that the requests decided before the task runs start no other.
-        state.mark_fetching(self.clock.seconds())
-        if self.hold_time > 0 and state.down_since is None and not self._closed:
-            # Not during an outage: its tries fail, or hang until their timeout.
-            origin = state.origin
-            self._holding[origin] = self.clock.callLater(self.hold_time, self._end_hold, origin)
+        self._rearm()  # the fetch's hold
         self._tasks.run(
             self._fetch(state, context),
             f"The robots.txt fetch of {state.origin}",
@@ -284,78 +301,36 @@ class RobotsTxtMiddleware:
         if not await self.storage.claim_fetch(state):
             # Another process of the crawl fetched it (its state is adopted now) or fetches
             # it (its outcome arrives through poll()).
-            state.fetching = False
-            self._end_hold(state.origin)
             now = self.clock.seconds()
-            if state.decide(now) is not Decision.WAIT:
+            release = self.core.fetch_left(state, now, now + self.storage.poll_interval)
+            self._wake_waiters(state.origin)
+            if release:
                 self._start_release(state)
-                return
-            state.defer_fetch(now + self.storage.poll_interval)
-            self._set_timer(state)
-            self._start_polling()
+            else:
+                self._rearm()
+                self._start_polling()
             return
-        # A retry or a refresh must reach the site, not Scrapy's HTTP cache.
-        fresh = state.fetched_before
-        timeout = state.start_fetch(self.clock.seconds(), self.timing)
+        timeout, fresh = self.core.fetch_claimed(state, self.clock.seconds())
         outcome = await self.fetcher.fetch(state.origin, timeout, context, fresh)
-        change = state.apply(outcome, self.clock.seconds(), self.timing)
-        self.stats.inc_value(f"robotstxt/outcome/{outcome.kind.value}")
-        self._log_change(state, change, outcome)
+        change = self.core.settle(state, outcome, self.clock.seconds())
+        report_change(self.stats, state, change, outcome)
+        if change is Change.OUTAGE_STARTED:
+            self._wake_waiters(state.origin)
+        self._rearm()
         await self.storage.publish(state, outcome)
-        self._settle(state, change)
-
-    def _settle(self, state: OriginState, change: Change) -> None:
-        """Act on a change of *state*: release its requests, or wait for the next try."""
-        if change in (Change.READY, Change.RECOVERED, Change.KEPT_CACHED_COPY):
+        if change in RELEASING:
             self._start_release(state)
-        elif change in (Change.OUTAGE_STARTED, Change.STILL_DOWN):
-            if change is Change.OUTAGE_STARTED:
-                self._end_hold(state.origin)  # the requests held for this fetch go to be parked
-            self._set_timer(state)
 
-    def _set_timer(self, state: OriginState) -> None:
-        """Wake the origin when it next has something to do: a retry or its give-up."""
-        _cancel(self._timers, state.origin)
-        if self._closed:
-            return
+    def _fetch_failed(self, state: OriginState, exc: BaseException) -> None:
+        """A fetch whose bookkeeping failed (its storage raised) would leave its origin being
+        fetched for ever: count it as a failed try, whose retry follows."""
         now = self.clock.seconds()
-        if self._wake_due(state, now):
-            delay = 0.0
-        else:
-            later = [t for t in (state.retry_at, state.give_up_at) if t is not None and t > now]
-            if not later:
-                return
-            delay = min(later) - now
-        self._timers[state.origin] = self.clock.callLater(delay, self._wake, state)
-
-    @staticmethod
-    def _wake_due(state: OriginState, now: float) -> bool:
-        return (state.deadline_passed(now) and not state.given_up) or state.fetch_due(now)
-
-    def _wake(self, state: OriginState) -> None:
-        self._timers.pop(state.origin, None)
-        now = self.clock.seconds()
-        if state.deadline_passed(now) and not state.given_up:
-            state.give_up(now, self.timing)
-            self._log_give_up(state, now)
-            self._tasks.run(
-                self._publish_and_release(state),
-                f"Giving up on {state.origin}",
-                lambda _: self._start_release(state),
-            )
-        else:
-            self._advance(state)
-
-    def _advance(self, state: OriginState) -> None:
-        """Act on *state* as it stands now: release its requests once they can be decided,
-        start a fetch that is due, or wait for the next retry or give-up."""
-        now = self.clock.seconds()
-        if state.decide(now) is not Decision.WAIT:
-            self._start_release(state)
-        elif state.fetch_due(now):
-            self._start_fetch(state)
-        else:
-            self._set_timer(state)
+        if state.fetching:
+            reason = f"internal error: {type(exc).__name__}: {exc}".rstrip(": ")
+            if self.core.settle(state, unavailable(reason), now) is Change.OUTAGE_STARTED:
+                self._wake_waiters(state.origin)
+        self._start_parking()
+        self._act(*self.core.waiting(state.origin, now))
 
     async def _publish_and_release(self, state: OriginState) -> None:
         await self.storage.publish(state, None)
@@ -365,108 +340,51 @@ class RobotsTxtMiddleware:
         self._tasks.run(
             self._release(state),
             f"Releasing the requests of {state.origin}",
-            lambda _: self._release_failed(state),
-        )
-
-    def _fetch_failed(self, state: OriginState, exc: BaseException) -> None:
-        """A fetch task that failed before its outcome was applied would leave its origin
-        being fetched for ever: count it as a failed try, so that the outage's schedule
-        retries it (and gives it up in time), then act on the state as it stands."""
-        if state.fetching:
-            reason = f"internal error: {type(exc).__name__}: {exc}".rstrip(": ")
-            change = state.apply(unavailable(reason), self.clock.seconds(), self.timing)
-            if change is Change.OUTAGE_STARTED:
-                self._end_hold(state.origin)
-        self._pending.add(state.origin)
-        self._advance(state)
-
-    def _release_failed(self, state: OriginState) -> None:
-        """Requests a failed release left in the storage are parked still: keep their origin
-        pending, so that the idle check releases them again rather than close the crawl."""
-        self._pending.add(state.origin)
-        self._start_parking()
-
-    def _poll_failed(self, _: BaseException) -> None:
-        if self._pending or self.storage.shared:
-            self._start_polling()
-
-    def _log_change(self, state: OriginState, change: Change, outcome: Outcome) -> None:
-        origin, reason = state.origin, outcome.reason
-        if change is Change.KEPT_CACHED_COPY:
-            # RFC 9309 §2.4: while robots.txt is unreachable, the cached copy may be used.
-            self.stats.inc_value("robotstxt/kept_cached_copy")
-            logger.info(
-                "robots.txt of %s unavailable on refresh (%s); keeping the cached copy",
-                origin,
-                reason,
-            )
-        elif change is Change.OUTAGE_STARTED:
-            logger.info(
-                "robots.txt of %s unavailable (%s); its requests wait while it is retried",
-                origin,
-                reason,
-            )
-        elif change is Change.RECOVERED or (
-            change is Change.READY and outcome.kind is Kind.ALLOW_ALL
-        ):
-            logger.info(
-                "robots.txt of %s: %s; %s",
-                origin,
-                reason,
-                "allowing everything" if outcome.kind is Kind.ALLOW_ALL else "rules apply",
-            )
-
-    def _log_give_up(self, state: OriginState, now: float) -> None:
-        self.stats.inc_value("robotstxt/given_up")
-        logger.warning(
-            "robots.txt of %s unavailable for %.0f s (last: %s); giving up on this origin: "
-            "its requests are dropped for the next %.0f s",
-            state.origin,
-            self.timing.unavailable_timeout,
-            state.reason,
-            self.timing.expiration,
-            extra={"spider": self.crawler.spider},
+            lambda _: self._release_failed(state.origin),
         )
 
     async def _release(self, state: OriginState) -> None:
         """Put the requests that waited on *state*'s origin back into the crawl."""
         origin = state.origin
-        _cancel(self._timers, origin)
-        self._pending.discard(origin)
-        if not self._pending:
+        self.core.released(origin)
+        if not self.core.pending:
             self._stop_parking()
-        self._end_hold(origin)
-        if self._closed:
+        self._wake_waiters(origin)
+        if self.core.closed:
             return  # what is still parked stays with the storage, which counts it at close
         async for request in self.storage.release(origin):
             self._keep_until_decided(origin, request)
             self.crawler.engine.crawl(request)
 
-    def _end_hold(self, origin: Origin) -> None:
+    def _release_failed(self, origin: Origin) -> None:
+        """Requests a failed release left in the storage are parked still: the idle check
+        releases them again rather than close the crawl."""
+        self.core.release_failed(origin)
+        self._start_parking()
+
+    def _wake_waiters(self, origin: Origin) -> None:
         """Wake the requests waiting in process_request on *origin*: each decides again, and
         goes on, waits for its release (a request that cannot be parked) or is parked."""
-        _cancel(self._holding, origin)
+        self.core.end_hold(origin)
         for request, waiter in self._waiters.pop(origin, []):
             self._keep_until_decided(origin, request)
             waiter.callback(None)
 
-    def _kept(self, origin: Origin) -> bool:
-        """Whether *origin*'s state must stay live in memory."""
-        return origin in self._pending or origin in self._undecided
-
     def _keep_until_decided(self, origin: Origin, request: Request) -> None:
-        """Keep *origin* live until *request*, released, is decided, or dropped on its way."""
-        # Without a second tier, an origin that left memory before its released requests were
-        # decided would be fetched again and those requests parked again, over and over.
-        if self.states.second is not None or request in self._releases:
-            return
-        self._undecided[origin] += 1
-        self._releases[request] = weakref.finalize(request, self._decided, origin)
+        if request not in self._releases and self.core.keep_until_decided(origin):
+            self._releases[request] = weakref.finalize(request, self.core.decided, origin)
 
-    def _decided(self, origin: Origin) -> None:
-        self._undecided[origin] -= 1
-        if not self._undecided[origin]:
-            del self._undecided[origin]
+    def _log_give_up(self, state: OriginState) -> None:
+        self.stats.inc_value("robotstxt/given_up")
+        logger.warning(
+            "robots.txt of %s unavailable for %.0f s (last: %s); giving up on this origin: "
+            "its requests are dropped for the next %.0f s",
+            state.origin,
+            self.core.timing.unavailable_timeout,
+            state.reason,
+            self.core.timing.expiration,
+            extra={"spider": self.crawler.spider},
+        )
 
     def explain(self, url: str, request: Request | None = None) -> Explanation:
         """Why *url* is allowed, refused or waiting, as this crawl knows it now. *request*:
@@ -474,7 +392,7 @@ class RobotsTxtMiddleware:
         origin = None if url.startswith(_EXEMPT_SCHEMES) else origin_of(url)
         if origin is None:
             return Explanation.not_checked(url, "no robots.txt for this URL")
-        state = self.states.peek(origin)
+        state = self.core.peek(origin)
         if state is None:
             return Explanation(url, origin, Policy.UNKNOWN, "not fetched yet")
         return state.explain(url, self.token.for_request(request))
@@ -482,7 +400,7 @@ class RobotsTxtMiddleware:
     # -- a shared storage ------------------------------------------------------------------
 
     def _start_polling(self) -> None:
-        if self._poller is None and not self._closed:
+        if self._poller is None and not self.core.closed:
             self._poller = self.clock.callLater(self.storage.poll_interval, self._poll)
 
     def _poll(self) -> None:
@@ -492,13 +410,14 @@ class RobotsTxtMiddleware:
         )
 
     async def _poll_once(self) -> None:
-        for polled in await self.storage.poll(list(self._pending)):
-            self._pending.add(polled.origin)
+        for polled in await self.storage.poll(self.core.pending):
             self._start_parking()
-            # Looked up again now that it is pending: the cache keeps an origin it read back
-            # for one look-up only, unless it changed or requests wait on it.
-            self._advance(self.states.get_or_create(polled.origin))
-        if self._pending or self.storage.shared:
+            self._act(*self.core.waiting(polled.origin, self.clock.seconds()))
+        if self.core.pending or self.storage.shared:
+            self._start_polling()
+
+    def _poll_failed(self, _: BaseException) -> None:
+        if self.core.pending or self.storage.shared:
             self._start_polling()
 
     # -- crawl lifecycle -------------------------------------------------------------------
@@ -512,42 +431,36 @@ class RobotsTxtMiddleware:
                 len(restored),
             )
         for origin in restored:
-            self._pending.add(origin)
             self._start_parking()
-            self._advance(self.states.get_or_create(origin))
+            self._act(*self.core.waiting(origin, self.clock.seconds()))
         if self.storage.shared:
             self._start_polling()
 
     def _spider_idle(self) -> None:
-        parked = set(self.storage.parked_origins())
-        waiting = [origin for origin in self._pending if origin in parked]
-        for origin in waiting:
-            if origin not in self._timers:
-                # Nothing would ever wake these requests (a fault in this middleware):
-                # fetch again rather than keep the crawl open for nothing.
-                self._advance(self.states.get_or_create(origin))
-        if waiting:
+        parked = self.storage.parked_origins()
+        # Nothing would ever wake these requests (a fault in this middleware): fetch again
+        # rather than keep the crawl open for nothing.
+        for origin in self.core.unattended(parked):
+            self._act(*self.core.waiting(origin, self.clock.seconds()))
+        if any(self.core.is_pending(origin) for origin in parked):
             raise DontCloseSpider
 
     async def _spider_closed(self) -> None:
-        self._closed = True
+        self.core.close()
         self._record_cache_stats()
-        for timer in (*self._timers.values(), *self._holding.values(), self._poller):
+        for timer in (self._timer, self._poller):
             if timer is not None and timer.active():
                 timer.cancel()
-        self._timers.clear()
-        self._holding.clear()
         for waiters in self._waiters.values():
             self._count_lost(len(waiters))
             for _, waiter in waiters:
                 waiter.callback(None)
         self._waiters.clear()
-        self._pending.clear()
         self._stop_parking()
         self._count_lost(await self.storage.close())
 
     def _record_cache_stats(self) -> None:
-        cache = self.states
+        cache = self.core.cache
         for name, value in (
             ("memory_hits", cache.memory_hits),
             ("packed_hits", cache.packed_hits),
@@ -575,9 +488,9 @@ class RobotsTxtMiddleware:
         origin = origin_of(request.url)
         if origin is None:
             return
-        # peek, not get: a request that is not checked (robots.txt itself, dont_obey_robotstxt)
+        # peek, not check: a request that is not checked (robots.txt itself, dont_obey)
         # must not add an empty origin to the cache, nor push a real one out of it.
-        state = self.states.peek(origin)
+        state = self.core.peek(origin)
         if state is None or state.rules is None:
             return
         delay = state.rules.crawl_delay(self.token.for_request(request))
@@ -586,11 +499,39 @@ class RobotsTxtMiddleware:
             self.stats.inc_value("robotstxt/crawl_delay_applied")
 
 
-def _cancel(timers: dict[Origin, DelayedCall], origin: Origin) -> None:
-    """Forget *origin*'s timer in *timers*, cancelling it if it has not run yet."""
-    timer = timers.pop(origin, None)
-    if timer is not None and timer.active():
-        timer.cancel()
+def _origin(request: Request) -> Origin | None:
+    """The request's origin, or None when the request is not checked."""
+    if request.meta.get(DONT_OBEY) or request.url.startswith(_EXEMPT_SCHEMES):
+        return None
+    return origin_of(request.url)  # None without a host: the download fails on its own
+
+
+def report_change(
+    stats: StatsCollector, state: OriginState, change: Change, outcome: Outcome
+) -> None:
+    """Count a fetch's outcome, and log the changes worth a line: a cached copy kept, an
+    outage, allow-all, a recovery."""
+    stats.inc_value(f"robotstxt/outcome/{outcome.kind.value}")
+    origin, reason = state.origin, outcome.reason
+    if change is Change.KEPT_CACHED_COPY:
+        # RFC 9309 §2.4: while robots.txt is unreachable, the cached copy may be used.
+        stats.inc_value("robotstxt/kept_cached_copy")
+        logger.info(
+            "robots.txt of %s unavailable on refresh (%s); keeping the cached copy", origin, reason
+        )
+    elif change is Change.OUTAGE_STARTED:
+        logger.info(
+            "robots.txt of %s unavailable (%s); its requests wait while it is retried",
+            origin,
+            reason,
+        )
+    elif change is Change.RECOVERED or (change is Change.READY and outcome.kind is Kind.ALLOW_ALL):
+        logger.info(
+            "robots.txt of %s: %s; %s",
+            origin,
+            reason,
+            "allowing everything" if outcome.kind is Kind.ALLOW_ALL else "rules apply",
+        )
 
 
 def _raise_floor(slot: Slot, floor: float) -> bool:

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from scrapy import Request
-from scrapy.settings import BaseSettings
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.settings import BaseSettings
 
 # An HTTP product name (RFC 9110 §5.6.2 "token"): what a User-Agent calls its software.
 _NAME = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"

@@ -57,7 +57,7 @@ def watch_memory(crawler: Any, record: list[tuple[int, int]]) -> None:
         middleware = crawler.get_downloader_middleware(RobotsTxtMiddleware)
         assert isinstance(middleware.storage, MemoryStorage)
         assert middleware.storage.state_file is not None
-        record.append((len(middleware.states), len(middleware.storage.state_file)))
+        record.append((len(middleware.core.cache), len(middleware.storage.state_file)))
 
     crawler.signals.connect(received, signals.response_received, weak=False)
 

@@ -97,3 +97,46 @@ def test_no_test_module_imports_another() -> None:
         if found:
             imports[path.name] = found
     assert imports == {}
+
+
+def _runtime_imports(module: Path) -> list[str]:
+    """What *module* imports when it runs: ``if TYPE_CHECKING:`` blocks left out."""
+    tree = ast.parse(module.read_text(encoding="utf-8"))
+    tree.body = [
+        node
+        for node in tree.body
+        if not (isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING")
+    ]
+    return _imported_modules(tree)
+
+
+def _module_path(name: str) -> Path | None:
+    """The file of package module *name* (dotted), if it is one of the package's."""
+    parts = name.split(".")
+    if parts[0] != "scrapy_robotsmeta":
+        return None
+    base = PACKAGE.joinpath(*parts[1:])
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def test_robotstxt_core_imports_neither_scrapy_nor_twisted() -> None:
+    """The robots.txt core (``robotstxt/``) runs without a crawler: no module of it, nor any
+    package module it imports, imports Scrapy or Twisted when it runs."""
+    seen: set[Path] = set()
+    todo = sorted((PACKAGE / "robotstxt").glob("*.py"))
+    offenders = []
+    while todo:
+        path = todo.pop()
+        if path in seen:
+            continue
+        seen.add(path)
+        for name in _runtime_imports(path):
+            if name.split(".")[0] in ("scrapy", "twisted"):
+                offenders.append(f"{path.relative_to(PACKAGE)}: {name}")
+            imported = _module_path(name)
+            if imported is not None and imported != PACKAGE / "__init__.py":
+                todo.append(imported)
+    assert offenders == []

@@ -245,8 +245,10 @@ class OriginState:
         return Change.STILL_DOWN
 
     def defer_fetch(self, until: float) -> None:
-        """Start no fetch before *until*: another process holds the fetch."""
+        """Start no fetch before *until*: another process holds the fetch, so the one this
+        process began is not made."""
         self.changes += 1
+        self.fetching = False
         self.retry_at = until
 
     def give_up(self, now: float, timing: Timing) -> None:

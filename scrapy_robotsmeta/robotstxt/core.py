@@ -1,0 +1,280 @@
+"""The life of every origin's robots.txt in one process, owned in one place.
+
+:class:`RobotsTxtCore` holds the origins (their states in an :class:`OriginCache`), which of
+them requests wait on, when each must next be acted on (a retry, a give-up, the end of a hold),
+and every transition between those. It knows nothing of Scrapy or Twisted: each method takes
+the time as ``now`` and answers with values, so that tests drive it with plain floats, and its
+caller (the downloader middleware) does the I/O it asks for — fetching robots.txt, waking,
+parking and releasing requests — and keeps one timer for :meth:`RobotsTxtCore.next_due`.
+
+A request of an origin gets a :class:`Check`:
+
+- ``RULES``: robots.txt is known, and the state's rules decide it;
+- ``DROP``: the origin was given up after an outage (its requests are dropped);
+- ``WAIT``: robots.txt is not known yet (or expired); ``fetch`` says this check started the
+  fetch the caller must run, ``held`` that a fetch is in flight that the request may wait for
+  inside the downloader instead of being parked.
+
+Once waited on, an origin asks for an :class:`Action` when its time comes (:meth:`due`), or
+when its caller has news of it (:meth:`advance`): ``FETCH`` (a retry, or a refresh), ``RELEASE``
+(its requests can be decided: put them back into the crawl), ``GIVE_UP`` (its outage lasted
+too long: release its requests, now to be dropped) or ``END_HOLD`` (the requests held for its
+fetch waited long enough: park them).
+"""
+
+from __future__ import annotations
+
+import enum
+import heapq
+from collections import Counter
+from typing import TYPE_CHECKING, NamedTuple
+
+from scrapy_robotsmeta.robotstxt.cache import OriginCache, SecondTier
+from scrapy_robotsmeta.robotstxt.state import Change, Decision, OriginState, Timing
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from scrapy_robotsmeta.robotstxt.origin import Origin
+    from scrapy_robotsmeta.robotstxt.policy import Outcome
+
+#: The changes after which an origin's waiting requests can be decided.
+RELEASING = frozenset({Change.READY, Change.RECOVERED, Change.KEPT_CACHED_COPY})
+
+
+class Check(NamedTuple):
+    """What one request of an origin gets at one reading of the clock."""
+
+    decision: Decision
+    state: OriginState
+    #: WAIT only: this check started a fetch, which the caller runs.
+    fetch: bool = False
+    #: WAIT only: a fetch is in flight and its hold is open.
+    held: bool = False
+
+
+class Action(enum.Enum):
+    FETCH = "fetch"
+    RELEASE = "release"
+    GIVE_UP = "give_up"
+    END_HOLD = "end_hold"
+
+
+class RobotsTxtCore:
+    """Every origin of a crawl, from its first request to its last.
+
+    *hold_time*: how long requests may wait for a fetch in flight (0: never). *second*: the
+    cache's tier on disk, if any.
+    """
+
+    def __init__(
+        self,
+        timing: Timing,
+        memory: int,
+        hold_time: float = 0.0,
+        second: SecondTier | None = None,
+    ) -> None:
+        self.timing = timing
+        self.hold_time = hold_time
+        self.cache = OriginCache(memory, keep=self._kept, second=second)
+        #: Origins whose requests wait: parked, held, or being fetched.
+        self._pending: set[Origin] = set()
+        #: Origins whose released requests are not decided yet, and how many of them.
+        self._undecided: Counter[Origin] = Counter()
+        #: When each waited-on origin must next be acted on (a retry, or its give-up).
+        self._due: dict[Origin, float] = {}
+        #: Until when requests may wait for each fetch in flight.
+        self._holds: dict[Origin, float] = {}
+        # (time, order, origin, is_hold): an entry counts only while the dict above still says
+        # that time; the order keeps origins (whose port may be None) out of comparisons.
+        self._heap: list[tuple[float, int, Origin, bool]] = []
+        self._order = 0
+        self.closed = False
+
+    # -- requests ----------------------------------------------------------------------------
+
+    def check(self, origin: Origin, now: float) -> Check:
+        """Decide a request of *origin* at *now*, starting a fetch if one is due."""
+        state = self.cache.get_or_create(origin)
+        decision = state.decide(now)
+        if decision is not Decision.WAIT:
+            return Check(decision, state)
+        self._pending.add(origin)
+        fetch = not self.closed and state.fetch_due(now)
+        if fetch:
+            self._begin_fetch(state, now)
+        return Check(decision, state, fetch, origin in self._holds)
+
+    def keep_until_decided(self, origin: Origin) -> bool:
+        """Keep *origin* live in memory until a released request of it is decided (see
+        :meth:`decided`); False when that is not needed.
+
+        Without a second tier, an origin that left memory before its released requests were
+        decided would be fetched again and those requests parked again, over and over.
+        """
+        if self.cache.second is not None:
+            return False
+        self._undecided[origin] += 1
+        return True
+
+    def decided(self, origin: Origin) -> None:
+        self._undecided[origin] -= 1
+        if not self._undecided[origin]:
+            del self._undecided[origin]
+
+    def peek(self, origin: Origin) -> OriginState | None:
+        """The state of *origin* if known, without marking it used."""
+        return self.cache.peek(origin)
+
+    # -- fetches -----------------------------------------------------------------------------
+
+    def fetch_claimed(self, state: OriginState, now: float) -> tuple[float, bool]:
+        """This process makes the fetch it began: the timeout of each of its tries, and
+        whether it must reach the site rather than an HTTP cache (a retry, a refresh)."""
+        fresh = state.fetched_before
+        return state.start_fetch(now, self.timing), fresh
+
+    def fetch_left(self, state: OriginState, now: float, until: float) -> bool:
+        """Another process fetches (or fetched) the origin: start no fetch before *until*,
+        end the hold, and say whether its requests can be decided now."""
+        state.defer_fetch(until)
+        self._end(self._holds, state.origin)
+        if state.decide(now) is not Decision.WAIT:
+            return True
+        self._schedule(state, now)
+        return False
+
+    def settle(self, state: OriginState, outcome: Outcome, now: float) -> Change:
+        """Apply the outcome of the fetch that :meth:`fetch_claimed` started."""
+        change = state.apply(outcome, now, self.timing)
+        if change is Change.OUTAGE_STARTED:
+            # Its tries fail or hang: the requests held for this one go to be parked.
+            self._end(self._holds, state.origin)
+        if change not in RELEASING:
+            self._schedule(state, now)
+        return change
+
+    # -- time --------------------------------------------------------------------------------
+
+    def next_due(self) -> float | None:
+        """When :meth:`due` next has something to do; None: nothing is scheduled."""
+        heap = self._heap
+        while heap:
+            when, _, origin, is_hold = heap[0]
+            if (self._holds if is_hold else self._due).get(origin) == when:
+                return when
+            heapq.heappop(heap)
+        return None
+
+    def due(self, now: float) -> list[tuple[OriginState, Action]]:
+        """What is due at *now*, in order."""
+        actions = []
+        heap = self._heap
+        while heap and heap[0][0] <= now:
+            when, _, origin, is_hold = heapq.heappop(heap)
+            times = self._holds if is_hold else self._due
+            if times.get(origin) != when:
+                continue
+            del times[origin]
+            state = self.cache.get_or_create(origin)
+            if is_hold:
+                actions.append((state, Action.END_HOLD))
+            elif state.deadline_passed(now) and not state.given_up:
+                state.give_up(now, self.timing)
+                actions.append((state, Action.GIVE_UP))
+            else:
+                action = self.advance(state, now)
+                if action is not None:
+                    actions.append((state, action))
+        return actions
+
+    def advance(self, state: OriginState, now: float) -> Action | None:
+        """Act on *state* as it stands: RELEASE its requests once they can be decided, FETCH
+        when a fetch is due (begun here), else nothing until its next retry or give-up."""
+        if state.decide(now) is not Decision.WAIT:
+            return Action.RELEASE
+        if not self.closed and state.fetch_due(now):
+            self._begin_fetch(state, now)
+            return Action.FETCH
+        self._schedule(state, now)
+        return None
+
+    def waiting(self, origin: Origin, now: float) -> tuple[OriginState, Action | None]:
+        """Requests of *origin* wait (parked by an earlier run, or by another process): look
+        it up as a pending origin, which the cache keeps live, and :meth:`advance` it."""
+        self._pending.add(origin)
+        state = self.cache.get_or_create(origin)
+        return state, self.advance(state, now)
+
+    def unattended(self, origins: Iterable[Origin]) -> list[Origin]:
+        """Those of *origins* that requests wait on with nothing scheduled for them (nothing
+        would ever wake them: a fault somewhere); a caller :meth:`waiting` them again."""
+        return [o for o in origins if o in self._pending and o not in self._due]
+
+    # -- releases ----------------------------------------------------------------------------
+
+    def released(self, origin: Origin) -> None:
+        """*origin*'s requests are being put back into the crawl: it no longer waits."""
+        self._pending.discard(origin)
+        self._end(self._due, origin)
+        self._end(self._holds, origin)
+
+    def end_hold(self, origin: Origin) -> None:
+        self._end(self._holds, origin)
+
+    def release_failed(self, origin: Origin) -> None:
+        """Requests a failed release left behind still wait."""
+        self._pending.add(origin)
+
+    @property
+    def pending(self) -> list[Origin]:
+        return list(self._pending)
+
+    def is_pending(self, origin: Origin | None) -> bool:
+        return origin in self._pending
+
+    def close(self) -> None:
+        """The crawl closes: nothing is scheduled any more, and no fetch starts."""
+        self.closed = True
+        self._pending.clear()
+        self._due.clear()
+        self._holds.clear()
+        self._heap.clear()
+
+    # -- internals ---------------------------------------------------------------------------
+
+    def _kept(self, origin: Origin) -> bool:
+        """Whether *origin*'s state must stay live in memory."""
+        return origin in self._pending or origin in self._undecided
+
+    def _begin_fetch(self, state: OriginState, now: float) -> None:
+        # Marked at once, so that the requests decided before the fetch runs start no other.
+        state.mark_fetching(now)
+        self._pending.add(state.origin)
+        if self.hold_time > 0 and state.down_since is None:
+            # Not during an outage: its tries fail, or hang until their timeout.
+            self._set(self._holds, state.origin, now + self.hold_time, is_hold=True)
+
+    def _schedule(self, state: OriginState, now: float) -> None:
+        """Be due when the origin next has something to do: a retry or its give-up."""
+        origin = state.origin
+        if self.closed:
+            return
+        if (state.deadline_passed(now) and not state.given_up) or state.fetch_due(now):
+            self._set(self._due, origin, now, is_hold=False)
+            return
+        later = [t for t in (state.retry_at, state.give_up_at) if t is not None and t > now]
+        if later:
+            self._set(self._due, origin, min(later), is_hold=False)
+        else:
+            self._end(self._due, origin)
+
+    def _set(self, times: dict[Origin, float], origin: Origin, when: float, is_hold: bool) -> None:
+        times[origin] = when
+        self._order += 1
+        heapq.heappush(self._heap, (when, self._order, origin, is_hold))
+
+    @staticmethod
+    def _end(times: dict[Origin, float], origin: Origin) -> None:
+        # Its heap entry no longer matches: next_due and due skip it.
+        times.pop(origin, None)
