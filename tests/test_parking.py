@@ -8,8 +8,9 @@ from scrapy import Request, Spider
 from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.test import get_crawler
 
-from scrapy_robotsmeta.parking import ParkingLot, dump_request, load_request
+from scrapy_robotsmeta.parking import ParkingLot
 from scrapy_robotsmeta.robotstxt.origin import Origin
+from scrapy_robotsmeta.serializers import RequestCodec, pickle
 
 A, B = Origin("http", "a.example", 80), Origin("http", "b.example", 80)
 
@@ -24,8 +25,8 @@ class NamedSpider(Spider):
 def lot(limit: int = 100, jobdir: Path | None = None) -> tuple[ParkingLot, MemoryStatsCollector]:
     crawler = get_crawler(NamedSpider)
     stats = MemoryStatsCollector(crawler)
-    spider = NamedSpider()
-    return ParkingLot(stats, spider, limit, str(jobdir) if jobdir else None), stats
+    codec = RequestCodec(pickle, NamedSpider())
+    return ParkingLot(stats, codec, limit, str(jobdir) if jobdir else None), stats
 
 
 def urls(requests: object) -> list[str]:
@@ -99,12 +100,3 @@ def test_a_request_parked_again_while_its_origin_is_released_is_kept(tmp_path: P
             parking.park(A, Request("http://a.example/again"))
     assert len(released) == 3
     assert urls(parking.release(A)) == ["http://a.example/again"]
-
-
-def test_serialised_requests_round_trip() -> None:
-    spider = NamedSpider()
-    request = Request("http://a.example/", callback=spider.parse_item, priority=3)
-    data = dump_request(request, spider)
-    assert data is not None
-    copy = load_request(data, spider)
-    assert (copy.url, copy.priority, copy.callback) == (request.url, 3, spider.parse_item)
