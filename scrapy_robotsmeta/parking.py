@@ -245,9 +245,8 @@ class ParkingLot:
         if reading.malformed:
             self._stats.inc_value("robotstxt/parked/malformed", reading.malformed)
         logger.warning(
-            "Parked requests of %(origin)s in %(folder)s could not all be read back "
-            "(%(reason)s): %(kept)d recovered, %(lost)d lost, %(malformed)d malformed and "
-            "skipped",
+            "Parked queue of %(origin)s in %(folder)s is damaged (%(reason)s): %(kept)d "
+            "request(s) recovered, %(lost)d lost, %(malformed)d malformed and skipped",
             {
                 "origin": reading.origin,
                 "folder": reading.folder,

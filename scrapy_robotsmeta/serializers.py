@@ -13,6 +13,7 @@ import base64
 import json as jsonlib
 import pickle as picklelib
 import sys
+from importlib import import_module
 from typing import TYPE_CHECKING, Any, Protocol
 
 from scrapy import Request
@@ -109,6 +110,14 @@ def _check_request_class(path: object) -> None:
         raise ValueError(f"{path!r} is not a request class in use")
 
 
+def _import(path: str) -> Any:
+    """A module (as scrapy-redis's ``SCHEDULER_SERIALIZER`` names one), or an object in one."""
+    try:
+        return import_module(path)
+    except ImportError:
+        return load_object(path)
+
+
 class RequestCodec:
     """Requests to bytes and back for one crawl: its serializer, its spider (callbacks and
     errbacks are stored by the name of the spider's method)."""
@@ -120,7 +129,7 @@ class RequestCodec:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RequestCodec:
         setting = PackageSettings(crawler.settings).get("ROBOTSTXT_PARKED_SERIALIZER")
-        serializer = load_object(setting) if isinstance(setting, str) else setting
+        serializer = _import(setting) if isinstance(setting, str) else setting
         if not (
             callable(getattr(serializer, "dumps", None))
             and callable(getattr(serializer, "loads", None))
