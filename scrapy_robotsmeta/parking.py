@@ -104,7 +104,7 @@ def _read_info(folder: Path) -> tuple[int, int, int] | None:
     try:
         info = json.loads((folder / _INFO).read_text())
         numbers = [info["chunksize"], info["size"], *info["head"], *info["tail"]]
-        if len(numbers) != 7 or not info["chunksize"]:
+        if len(info["head"]) != 2 or len(info["tail"]) != 3 or not info["chunksize"]:
             return None
         if not all(type(number) is int and number >= 0 for number in numbers):
             return None
@@ -217,9 +217,10 @@ class ParkingLot:
                 request = self._load(file.read(length), reading)
                 if request is not None:
                     self.park(reading.origin, request)
-        except (_DamagedFile, OSError):
-            # Without info.json how many followed is unknown: at least the one cut short.
-            reading.lost = 1 if size is None else 0
+        except (_DamagedFile, OSError) as exc:
+            if size is None:  # how many followed is unknown: at least the one cut short
+                reading.reason += f"; {exc}"
+                reading.lost = 1
         if size is not None:
             reading.lost = size - read
         shutil.rmtree(reading.folder, ignore_errors=True)

@@ -272,3 +272,18 @@ def test_a_disk_full_at_close_leaves_a_queue_the_next_run_recovers(
     assert resumed.restore() == 3
     assert urls(resumed.release(A)) == [f"{A}/{i}" for i in range(3)]
     assert stats.get_value("robotstxt/parked/lost") is None
+
+
+def test_without_info_json_a_record_cut_short_counts_as_one_lost(tmp_path: Path) -> None:
+    """Nothing says how many requests followed the cut: the one cut short is counted, and
+    every whole one before it comes back."""
+    parking, _ = lot(jobdir=tmp_path)
+    park_pages(parking, A, 10)
+    parking.close()
+    folder = queue_folder(tmp_path, str(A))
+    (folder / "info.json").unlink()
+    with (folder / "q00000").open("r+b") as file:
+        file.truncate(record_ends(folder / "q00000")[3] + 5)
+    resumed, stats = lot(jobdir=tmp_path)
+    assert resumed.restore() == 4
+    assert stats.get_value("robotstxt/parked/lost") == 1
