@@ -122,7 +122,6 @@ async def park_requests(redis_url: str, client: redis.Redis, count: int) -> int:
     return the mean size of one serialised request."""
     from scrapy import Request  # noqa: PLC0415
 
-    from scrapy_robotsmeta.parking import dump_request  # noqa: PLC0415
     from scrapy_robotsmeta.robotstxt.origin import origin_of  # noqa: PLC0415
 
     store = storage(redis_url)
@@ -139,7 +138,7 @@ async def park_requests(redis_url: str, client: redis.Redis, count: int) -> int:
         origin = origin_of(url)
         assert origin is not None
         store.park(origin, request)
-        serialised += len(dump_request(request, spider) or b"")
+        serialised += len(store.codec.dump(request) or b"")
     while sum(int(client.llen(key)) for key in client.scan_iter(f"{PREFIX}:parked:*")) < count:
         await asyncio.sleep(0.05)
     assert not store.stats.get_value("robotstxt/redis/errors")

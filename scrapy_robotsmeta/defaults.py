@@ -34,6 +34,9 @@ DEFAULTS: dict[str, Any] = {
     # Parked requests held in memory before the rest wait on disk (in JOBDIR, or a temporary
     # directory without one).
     "ROBOTSTXT_PARKED_MEMORY_LIMIT": 10_000,
+    # How parked requests are written (to disk, to Redis): an object with dumps() and loads(),
+    # or its import path. Pickle, as Scrapy's disk queues; the JSON one runs no code on reading.
+    "ROBOTSTXT_PARKED_SERIALIZER": "scrapy_robotsmeta.serializers.pickle",
     "ROBOTSTXT_REDIS_URL": None,
     "ROBOTSTXT_REDIS_KEY_PREFIX": "robotsmeta:%(spider)s",
     "ROBOTSTXT_REDIS_LEASE_TIME": 60.0,

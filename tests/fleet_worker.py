@@ -45,7 +45,6 @@ from typing import IO, Any, cast
 
 from scrapy_redis.scheduler import Scheduler  # type: ignore[import-untyped,unused-ignore]
 
-from scrapy_robotsmeta.parking import load_request
 from scrapy_robotsmeta.storage import RedisStorage
 
 ROBOTS_TXT = b"User-agent: *\nDisallow: /private/\n"
@@ -187,7 +186,7 @@ class LoggedRedisStorage(RedisStorage):
     async def _push(self, origin: Any, batch: list[bytes]) -> None:
         await super()._push(origin, batch)
         for data in batch:
-            self.log.write(f"pushed {load_request(data, self.spider).url}\n")
+            self.log.write(f"pushed {self.codec.load(data).url}\n")
 
     async def release(self, origin: Any) -> Any:
         async for request in super().release(origin):

@@ -7,15 +7,18 @@ waiting request was fetched (or refused, as the robots.txt then said) exactly on
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_robotsmeta.parking import JOBDIR_FOLDER
 from scrapy_robotsmeta.testing import Site, delayed, html, links_page, sequence, static
 from tests.crawl import FollowAllSpider, ListSpider, crawl, make_crawler, stop_when
+from tests.damage import DAMAGES, queue_folder
 
 UNAVAILABLE = static("", status=503)
 # Long enough that a first run's outage retry comes after its stop, which follows within
@@ -181,3 +184,105 @@ async def test_duplicates_parked_before_the_duplicate_filter_are_fetched_once(
         lambda: site.add({"/robots.txt": ALLOW_ALL}),
     )
     assert sorted(paths(site, "/p/")) == sorted(f"/p/{i}" for i in range(4))
+
+
+async def park_then_resume_parked_only(
+    urls: list[str], settings: dict[str, Any], between: Callable[[], object]
+) -> Any:
+    """Stop a crawl once every URL is parked; resume it with no start URL, so that only the
+    parked requests can bring a page in. No state file: the resumed run asks robots.txt again
+    at once instead of waiting for the outage's next try."""
+    settings = {**settings, "ROBOTSTXT_CACHE_SPILL": False}
+    first = make_crawler(ListSpider, settings)
+    stop_when(first, lambda stats: stats.get("robotstxt/parked", 0) >= len(urls))
+    await crawl(urls, crawler=first)
+    between()
+    return await crawl([], settings, ListSpider)
+
+
+def warning_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+
+
+@pytest.mark.parametrize("damage", DAMAGES.values(), ids=DAMAGES.keys())
+@deferred_f_from_coro_f
+async def test_a_damaged_parked_queue_costs_only_its_unreadable_requests(
+    site: Site,
+    other_site: Site,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    damage: Callable[[Path], int],
+) -> None:
+    """One origin's queue damaged between two runs: the resumed crawl fetches what it still
+    holds, counts and logs the rest once (naming the origin and the folder), and fetches every
+    request of the other origin."""
+    damaged = pages_site(site, 50, UNAVAILABLE)
+    intact = pages_site(other_site, 10, UNAVAILABLE)
+    folder = tmp_path / JOBDIR_FOLDER
+    kept = 0
+
+    def between() -> None:
+        nonlocal folder, kept
+        folder = queue_folder(tmp_path, site.origin)
+        kept = damage(folder)
+        site.add({"/robots.txt": ALLOW_ALL})
+        other_site.add({"/robots.txt": ALLOW_ALL})
+
+    with caplog.at_level(logging.INFO):
+        after = await park_then_resume_parked_only(
+            damaged + intact, {"JOBDIR": str(tmp_path)}, between
+        )
+    fetched = paths(site, "/p/")
+    assert len(fetched) == len(set(fetched)) == kept
+    assert sorted(paths(other_site, "/p/")) == sorted(f"/p/{i}" for i in range(10))
+    assert after.stat("robotstxt/parked/lost") + after.stat("robotstxt/parked/malformed") == (
+        50 - kept
+    )
+    assert after.stat("robotstxt/parked/damaged") == 1
+    [line] = [line for line in warning_lines(caplog) if "damaged" in line]
+    assert site.origin in line
+    assert str(folder) in line
+    assert not any(record.exc_info for record in caplog.records)
+    assert not any((tmp_path / JOBDIR_FOLDER).iterdir())
+
+
+@deferred_f_from_coro_f
+async def test_a_parked_folder_that_cannot_be_written_keeps_requests_in_memory(
+    site: Site, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """JOBDIR/robotstxt-parked cannot be made (a file is in its place; as root, permissions
+    would not stop a write): every parked request waits in memory instead, the failure is
+    logged once, and the crawl fetches every page once, no request sent round in a loop."""
+    (tmp_path / JOBDIR_FOLDER).write_text("not a folder")
+    urls = pages_site(site, 20, sequence(UNAVAILABLE, ALLOW_ALL))
+    settings = {"JOBDIR": str(tmp_path), "ROBOTSTXT_RETRY_DELAY": 0.2}
+    with caplog.at_level(logging.INFO):
+        result = await crawl(urls, settings, ListSpider)
+    assert sorted(paths(site, "/p/")) == sorted(f"/p/{i}" for i in range(20))
+    parked = result.stat("robotstxt/parked")
+    assert parked >= 1
+    assert result.stat("robotstxt/parked/disk_errors") == parked
+    assert result.stat("robotstxt/parked/memory") == parked
+    assert result.stat("robotstxt/dropped_on_close") == 0
+    [line] = warning_lines(caplog)
+    assert "Cannot write parked requests" in line
+    assert not any(record.exc_info for record in caplog.records)
+
+
+@deferred_f_from_coro_f
+async def test_with_the_json_serializer_parked_requests_survive_a_pause(
+    site: Site, tmp_path: Path
+) -> None:
+    """ROBOTSTXT_PARKED_SERIALIZER: the JSON serializer keeps what a resumed crawl needs of a
+    parked request, its callback (by name) included."""
+    urls = pages_site(site, 20, UNAVAILABLE)
+    settings = {
+        "JOBDIR": str(tmp_path),
+        "ROBOTSTXT_PARKED_SERIALIZER": "scrapy_robotsmeta.serializers.json",
+    }
+    after = await park_then_resume_parked_only(
+        urls, settings, lambda: site.add({"/robots.txt": ALLOW_ALL})
+    )
+    assert sorted(paths(site, "/p/")) == sorted(f"/p/{i}" for i in range(20))
+    assert after.urls == set(urls)  # items of ListSpider.parse_page, the stored callback
+    assert after.stat("robotstxt/parked/malformed") == 0

@@ -11,6 +11,7 @@ from scrapy.utils.job import job_dir
 
 from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.parking import ParkingLot
+from scrapy_robotsmeta.serializers import RequestCodec
 from scrapy_robotsmeta.storage.base import Storage
 from scrapy_robotsmeta.storage.statefile import StateFile
 
@@ -38,7 +39,7 @@ class MemoryStorage(Storage):
         self.job_dir = job_dir(crawler.settings)
         self.parking = ParkingLot(
             crawler.stats,
-            crawler.spider,
+            RequestCodec.from_crawler(crawler),
             settings.getint("ROBOTSTXT_PARKED_MEMORY_LIMIT"),
             self.job_dir,
         )

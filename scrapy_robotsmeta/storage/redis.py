@@ -31,12 +31,13 @@ from scrapy.utils.reactor import is_asyncio_reactor_installed
 from twisted.internet.task import LoopingCall
 
 from scrapy_robotsmeta.defaults import PackageSettings
-from scrapy_robotsmeta.parking import ParkingLot, dump_request, load_request
+from scrapy_robotsmeta.parking import ParkingLot
 from scrapy_robotsmeta.reactor import Tasks, crawler_clock
 from scrapy_robotsmeta.robotstxt import RobotsTxt
 from scrapy_robotsmeta.robotstxt.origin import Origin, origin_of
 from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Kind
 from scrapy_robotsmeta.robotstxt.state import Decision, OriginState
+from scrapy_robotsmeta.serializers import RequestCodec
 from scrapy_robotsmeta.storage.base import Storage
 
 if TYPE_CHECKING:
@@ -130,10 +131,11 @@ class RedisStorage(Storage):
         self._id = uuid.uuid4().hex
         # What this process parked and has not written to Redis yet (or cannot: Redis down,
         # or a request that cannot be serialised).
+        self.codec = RequestCodec.from_crawler(crawler)
         self._outbox = ParkingLot(
-            self.stats, self.spider, settings.getint("ROBOTSTXT_PARKED_MEMORY_LIMIT")
+            self.stats, self.codec, settings.getint("ROBOTSTXT_PARKED_MEMORY_LIMIT")
         )
-        self._unserializable = ParkingLot(self.stats, self.spider, memory_limit=2**62)
+        self._unserializable = ParkingLot(self.stats, self.codec, memory_limit=2**62)
         self._fleet_parked: set[Origin] = set()
         self._leases: dict[Origin, LoopingCall] = {}
         self._flushing = False
@@ -213,7 +215,7 @@ class RedisStorage(Storage):
         keeps such a request in memory."""
         batch = []
         for request in self._outbox.release(origin):
-            data = dump_request(request, self.spider)
+            data = self.codec.dump(request)
             if data is None:
                 self.stats.inc_value("robotstxt/parked/unserializable")
                 self._unserializable.park(origin, request)
@@ -251,7 +253,7 @@ class RedisStorage(Storage):
                     break
                 self.stats.inc_value("robotstxt/redis/released", len(batch))
                 for data in batch:
-                    yield load_request(data, self.spider)
+                    yield self.codec.load(data)
             await self.redis.eval(
                 _FORGET_IF_EMPTY, 2, key, self._key("parked-origins"), str(origin)
             )
