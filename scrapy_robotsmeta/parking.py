@@ -301,12 +301,22 @@ class ParkingLot:
         """Take every request parked for *origin*, one at a time, so that a large number of
         them never sits in memory at once. An entry that cannot be read is counted and
         skipped; its neighbours are not."""
-        memory = self._memory.pop(origin, None)
-        while memory:
-            self._in_memory -= 1
-            yield memory.popleft()
-        for queue in self._disk.pop(origin, []):
-            yield from self._drain(origin, queue)
+        memory = self._memory.pop(origin, None) or deque()
+        queues = self._disk.pop(origin, [])
+        try:
+            while memory:
+                request = memory.popleft()
+                self._in_memory -= 1
+                yield request
+            while queues:
+                yield from self._drain(origin, queues.pop(0))
+        finally:
+            # A reader that stopped early (its release failed) leaves the rest parked, to be
+            # released again, rather than dropped with this generator.
+            if memory:
+                self._memory.setdefault(origin, deque()).extendleft(reversed(memory))
+            if queues:
+                self._disk.setdefault(origin, []).extend(queues)
 
     def _drain(self, origin: Origin, queue: _DiskQueue) -> Iterator[Request]:
         reading = _Reading(origin, Path(queue.path))

@@ -12,8 +12,8 @@ import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_robotsmeta.storage import MemoryStorage
-from scrapy_robotsmeta.testing import Site, html, links_page, static
-from tests.crawl import FAST_RETRY, crawl, pages_fetched
+from scrapy_robotsmeta.testing import Site, html, static
+from tests.crawl import FAST_RETRY, ListSpider, crawl, pages_fetched
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -60,10 +60,10 @@ class ReleaseFailsOnce(MemoryStorage):
 
 
 def _site(site: Site) -> list[str]:
-    robots = static("User-agent: *\nDisallow: /page/4\n")
-    site.add({"/robots.txt": robots, "/": links_page(*PAGES)})
+    """Five pages, each a start URL, so that all five are parked together."""
+    site.add({"/robots.txt": static("User-agent: *\nDisallow: /page/4\n")})
     site.add({path: html(path) for path in PAGES})
-    return [site.url("/")]
+    return [site.url(path) for path in PAGES]
 
 
 @pytest.mark.parametrize(
@@ -84,12 +84,13 @@ async def test_background_fault_is_logged_counted_and_loses_no_request(
         "ROBOTSTXT_STORAGE": f"{__name__}.{storage.__name__}",
     }
     with caplog.at_level(logging.ERROR, logger="scrapy_robotsmeta"):
-        result = await crawl(_site(site), settings)
-    assert pages_fetched(site) == {"/", *PAGES[:4]}
+        result = await crawl(_site(site), settings, ListSpider)
+    assert pages_fetched(site) == set(PAGES[:4])
     assert result.stat("robotstxt/forbidden") == 1
     assert result.stat("robotstxt/task_errors") == 1
     assert result.stat("robotstxt/dropped_on_close") == 0
     failures = [r for r in caplog.records if r.getMessage().startswith(what)]
     assert len(failures) == 1
     assert site.url("/").rstrip("/") in failures[0].getMessage()
+    assert result.stat("test/errback_count") == 1  # the forbidden page, and no other
     assert "StorageFault" in (failures[0].exc_text or "")
