@@ -1,71 +1,57 @@
 """RobotsTxtMiddleware: Scrapy's robots.txt middleware, done as RFC 9309 says.
 
-The data flows one way: a request's origin → that origin's state (:mod:`.robotstxt.state`)
-→ a decision → the request goes on, waits, or is dropped with its reason logged and counted.
-This module only wires the parts: the fetcher downloads robots.txt, the state machine says
-what each answer means over time, and the storage keeps states and parked requests.
+The data flows one way: a request's origin → the core's check of it
+(:mod:`.robotstxt.core`) → the request goes on, waits, or is dropped with its reason logged and
+counted. The core owns every origin's life and answers in values; this module is the adapter
+that does what it asks, the way Scrapy's ``retry.py`` wraps ``get_retry_request``: it runs the
+fetches (:mod:`.fetcher`), keeps one timer for the core's next due time, hands waiting
+requests to :mod:`.waiting`, and tells a storage shared by several processes what it learnt.
 
-The first request of an origin finds it unknown in ``process_request``, which starts the
-robots.txt fetch; requests that reach it while that fetch is in flight wait there for at most
-``ROBOTSTXT_HOLD_TIME``, as Scrapy's built-in makes them wait: a robots.txt that answers within
-it lets them go on at once, without a second trip through the scheduler. Past it, or once the
-origin is found unavailable, they are sent back through ``engine.crawl()`` to be *parked*, so
-that a slow or failing site holds none of the crawl's concurrency while it is retried. From the
-first fetch until no origin is pending, a ``request_scheduled`` handler keeps the pending
-origins' requests out of the scheduler, before its duplicate filter sees them, and puts them
-back through ``engine.crawl()`` once the origin is settled. While every known origin is settled
-the handler is disconnected: a crawl pays nothing per scheduled request for it.
+The first request of an origin begins the robots.txt fetch; requests that meet it in flight
+wait for it in the downloader for at most ``ROBOTSTXT_HOLD_TIME``, then are parked (see
+:mod:`.waiting`) until the origin is settled.
 """
 
 from __future__ import annotations
 
 import logging
-import weakref
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
-from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.misc import build_from_crawler, load_object
-from twisted.internet.defer import Deferred
 
-from scrapy_robotsmeta._compat import set_slot_jitter, slot_jitter
+from scrapy_robotsmeta.crawldelay import CrawlDelay
 from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.fetcher import RobotsTxtFetcher
+from scrapy_robotsmeta.keys import DONT_OBEY_ROBOTSTXT, USAGE_META_KEY
 from scrapy_robotsmeta.reactor import Clock, Tasks, crawler_clock
-from scrapy_robotsmeta.robotstxt.core import RELEASING, Action, Check, RobotsTxtCore
+from scrapy_robotsmeta.reporting import report_cache, report_change, report_give_up, report_lost
+from scrapy_robotsmeta.robotstxt.core import RELEASING, Action, RobotsTxtCore
 from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
 from scrapy_robotsmeta.robotstxt.origin import Origin, origin_of
-from scrapy_robotsmeta.robotstxt.policy import Kind, unavailable
+from scrapy_robotsmeta.robotstxt.policy import unavailable
 from scrapy_robotsmeta.robotstxt.state import Change, Decision, OriginState, Timing
 from scrapy_robotsmeta.useragent import CrawlerToken
+from scrapy_robotsmeta.waiting import WaitingRequests
 
 if TYPE_CHECKING:
-    from scrapy.core.downloader import Slot
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
     from twisted.internet.base import DelayedCall
 
     from scrapy_robotsmeta.robotstxt import RobotsTxt
-    from scrapy_robotsmeta.robotstxt.policy import Outcome
     from scrapy_robotsmeta.storage import Storage
-
 
 logger = logging.getLogger(__name__)
 
 _EXEMPT_SCHEMES = ("data:", "file:")
-#: Request meta key that exempts a request from robots.txt (Scrapy's own).
-DONT_OBEY = "dont_obey_robotstxt"
-#: The request meta key that carries, to the response, the usage preferences its origin's
-#: robots.txt stated for its URL when it was downloaded (a Preferences; absent when none).
-USAGE_META_KEY = "robotstxt_usage"
 
 
 class RobotsTxtMiddleware:
     """A drop-in replacement for ``scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware``."""
 
     def __init__(self, crawler: Crawler) -> None:
-        settings = PackageSettings(crawler.settings)
         if not crawler.settings.getbool("ROBOTSTXT_OBEY"):
             raise NotConfigured
         if not crawler.settings.getbool("TWISTED_REACTOR_ENABLED", True):
@@ -74,19 +60,14 @@ class RobotsTxtMiddleware:
                 "scrapy_robotsmeta's RobotsTxtMiddleware needs the Twisted reactor (its timers "
                 "and retries run on it); it cannot run with TWISTED_REACTOR_ENABLED = False"
             )
+        settings = PackageSettings(crawler.settings)
         self.crawler = crawler
         self.clock: Clock = crawler_clock(crawler)
         assert crawler.stats is not None
         self.stats: StatsCollector = crawler.stats
         self.token = CrawlerToken.from_settings(crawler.settings)
         self.core = RobotsTxtCore(
-            Timing(
-                expiration=settings.getfloat("ROBOTSTXT_CACHE_EXPIRATION"),
-                retry_delay=settings.getfloat("ROBOTSTXT_RETRY_DELAY"),
-                retry_max_delay=settings.getfloat("ROBOTSTXT_RETRY_MAX_DELAY"),
-                unavailable_timeout=settings.getfloat("ROBOTSTXT_UNAVAILABLE_TIMEOUT"),
-                download_timeout=crawler.settings.getfloat("DOWNLOAD_TIMEOUT"),
-            ),
+            _timing(crawler),
             settings.getint("ROBOTSTXT_CACHE_MEMORY"),
             settings.getfloat("ROBOTSTXT_HOLD_TIME"),
         )
@@ -95,27 +76,26 @@ class RobotsTxtMiddleware:
         )
         storage_cls = load_object(settings.get("ROBOTSTXT_STORAGE"))
         self.storage: Storage = build_from_crawler(storage_cls, crawler, self.core.cache)
-        # Released requests not decided yet, each with what tells the core once it is.
-        self._releases: weakref.WeakKeyDictionary[Request, weakref.finalize[Any, Any]] = (
-            weakref.WeakKeyDictionary()
+        self.waiting = WaitingRequests(
+            crawler,
+            self.core,
+            self.storage,
+            self.clock,
+            origin_of=_origin,
+            start_fetch=self._start_fetch,
         )
-        # Requests this middleware sent back to be parked: one that comes straight back
-        # (downloaded with engine.download_async(), which never schedules) waits inside
-        # process_request instead. Weak: a parked or dropped request is forgotten.
-        self._sent_back: weakref.WeakSet[Request] = weakref.WeakSet()
-        #: The requests waiting in process_request, by origin.
-        self._waiters: dict[Origin, list[tuple[Request, Deferred[None]]]] = {}
         self._timer: DelayedCall | None = None
         self._poller: DelayedCall | None = None
         self._tasks = Tasks(self.stats)
-        self._parking = False
         crawler.signals.connect(self._spider_opened, signals.spider_opened)
         crawler.signals.connect(self._spider_idle, signals.spider_idle)
         crawler.signals.connect(self._spider_closed, signals.spider_closed)
         if settings.getbool("ROBOTSTXT_OBEY_CRAWL_DELAY"):
+            delay = CrawlDelay(crawler, self.core, self.token)
             crawler.signals.connect(
-                self._request_reached_downloader, signals.request_reached_downloader
+                delay.request_reached_downloader, signals.request_reached_downloader
             )
+            self._crawl_delay = delay  # signals hold their receivers weakly
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RobotsTxtMiddleware:
@@ -123,32 +103,49 @@ class RobotsTxtMiddleware:
 
     # -- the decision ----------------------------------------------------------------------
 
-    def _decide(self, origin: Origin, request: Request) -> Check:
-        """Decide *request* at one reading of the clock: let it go, raise IgnoreRequest, or
-        say it must wait (starting the fetch the check began)."""
-        check = self.core.check(origin, self.clock.seconds())
-        decision, state = check.decision, check.state
-        if self._releases and decision is not Decision.WAIT:
-            release = self._releases.pop(request, None)
-            if release is not None:
-                release()  # tells the core once, and never again
-        if decision is Decision.RULES:
-            assert state.rules is not None
-            token = self.token.for_request(request)
-            if not state.rules.allowed(request.url, token):
-                self._forbid(state, request, token)
-            self._record_usage(state.rules, request, token)
-        elif decision is Decision.DROP:
+    # spider: passed by Scrapy < 2.14 only.
+    async def process_request(self, request: Request, spider: Any = None) -> Request | None:
+        # A redirect's request comes with a copy of its predecessor's meta: what robots.txt
+        # said of the other URL is no statement about this one.
+        request.meta.pop(USAGE_META_KEY, None)
+        while (origin := _origin(request)) is not None:
+            check = self.core.check(origin, self.clock.seconds())
+            if check.decision is not Decision.WAIT:
+                self.waiting.decided(request)
+                self._apply(check.decision, check.state, request)
+                return None
+            if check.fetch:
+                self._start_fetch(check.state, request)
+            if self.core.closed:
+                report_lost(self.stats, 1, self.crawler.spider)
+                raise IgnoreRequest("crawl closed while robots.txt was pending")
+            sent_back = await self.waiting.wait(origin, request, check.held)
+            if sent_back is not None:
+                return sent_back
+        return None
+
+    def _apply(self, decision: Decision, state: OriginState, request: Request) -> None:
+        """Let *request* go on by *state*'s rules, or raise IgnoreRequest with the reason."""
+        if decision is Decision.DROP:
             self.stats.inc_value("robotstxt/unavailable_dropped")
             logger.debug(
                 "Dropped %(request)s: robots.txt of %(origin)s unavailable (%(reason)s)",
-                {"request": request, "origin": origin, "reason": state.reason},
+                {"request": request, "origin": state.origin, "reason": state.reason},
                 extra={"spider": self.crawler.spider},
             )
-            raise IgnoreRequest(f"robots.txt of {origin} unavailable ({state.reason})")
-        elif check.fetch:
-            self._start_fetch(state, request)
-        return check
+            raise IgnoreRequest(f"robots.txt of {state.origin} unavailable ({state.reason})")
+        assert state.rules is not None
+        token = self.token.for_request(request)
+        if not state.rules.allowed(request.url, token):
+            why = str(state.explain(request.url, token))
+            logger.debug(
+                "Forbidden by robots.txt: %(request)s, by %(why)s",
+                {"request": request, "why": why},
+                extra={"spider": self.crawler.spider},
+            )
+            self.stats.inc_value("robotstxt/forbidden")
+            raise IgnoreRequest(f"Forbidden by robots.txt: {why}")
+        self._record_usage(state.rules, request, token)
 
     def _record_usage(self, rules: RobotsTxt, request: Request, token: str) -> None:
         """Put on the request, for its response, the preferences robots.txt states for it now:
@@ -165,86 +162,18 @@ class RobotsTxtMiddleware:
                 extra={"spider": self.crawler.spider},
             )
 
-    def _forbid(self, state: OriginState, request: Request, token: str) -> None:
-        why = str(state.explain(request.url, token))
-        logger.debug(
-            "Forbidden by robots.txt: %(request)s, by %(why)s",
-            {"request": request, "why": why},
-            extra={"spider": self.crawler.spider},
-        )
-        self.stats.inc_value("robotstxt/forbidden")
-        raise IgnoreRequest(f"Forbidden by robots.txt: {why}")
+    def explain(self, url: str, request: Request | None = None) -> Explanation:
+        """Why *url* is allowed, refused or waiting, as this crawl knows it now. *request*:
+        a request of *url* whose User-Agent names the crawler (by default, the crawl's)."""
+        origin = None if url.startswith(_EXEMPT_SCHEMES) else origin_of(url)
+        if origin is None:
+            return Explanation.not_checked(url, "no robots.txt for this URL")
+        state = self.core.peek(origin)
+        if state is None:
+            return Explanation(url, origin, Policy.UNKNOWN, "not fetched yet")
+        return state.explain(url, self.token.for_request(request))
 
-    # spider: passed by Scrapy < 2.14 only.
-    async def process_request(self, request: Request, spider: Any = None) -> Request | None:
-        # A redirect's request comes with a copy of its predecessor's meta: what robots.txt
-        # said of the other URL is no statement about this one.
-        request.meta.pop(USAGE_META_KEY, None)
-        while True:
-            origin = _origin(request)
-            if origin is None:
-                return None
-            check = self._decide(origin, request)
-            if check.decision is not Decision.WAIT:
-                return None
-            if self.core.closed:
-                self._count_lost(1)
-                raise IgnoreRequest("crawl closed while robots.txt was pending")
-            if check.held:
-                self.stats.inc_value("robotstxt/held")
-            elif request not in self._sent_back:
-                # Waiting here any longer would hold a place of CONCURRENT_REQUESTS: send the
-                # request back through the engine, to be parked by request_scheduled
-                # (dont_filter: the duplicate filter saw it already).
-                self._start_parking()
-                self.stats.inc_value("robotstxt/reparked")
-                sent_back = request.replace(dont_filter=True)
-                self._sent_back.add(sent_back)
-                return sent_back
-            waiter: Deferred[None] = Deferred()
-            self._waiters.setdefault(origin, []).append((request, waiter))
-            await maybe_deferred_to_future(waiter)
-
-    # **kwargs: pydispatch then passes the signal's arguments as they are, instead of building
-    # a filtered copy of them for every request scheduled.
-    def _request_scheduled(self, request: Request, **kwargs: Any) -> None:
-        self._sent_back.discard(request)
-        origin = _origin(request)
-        if origin is None or not self.core.is_pending(origin):
-            # Not checked, settled, not met yet, or its rules expired: process_request decides it,
-            # reading the origin's state once (from the disk tier, for most origins of a broad
-            # crawl), and sends it back here if it must wait.
-            return
-        check = self.core.check(origin, self.clock.seconds())
-        if check.decision is not Decision.WAIT:
-            return
-        if check.fetch:
-            self._start_fetch(check.state, request)
-        self.storage.park(origin, request)
-        self.stats.inc_value("robotstxt/parked")
-        # The engine drops a request whose request_scheduled handler raises IgnoreRequest,
-        # before the scheduler and its duplicate filter see it, and calls no errback.
-        raise IgnoreRequest
-
-    def _start_parking(self) -> None:
-        if not self._parking:
-            # Strongly referenced (the middleware lives as long as the crawler): a weak
-            # reference is rebuilt into a bound method on every dispatch, and this handler
-            # runs for every request scheduled, duplicates included.
-            self.crawler.signals.connect(
-                self._request_scheduled, signals.request_scheduled, weak=False
-            )
-            self._parking = True
-
-    def _stop_parking(self) -> None:
-        if self._parking:
-            # weak=False as when connected: pydispatch silently keeps a receiver otherwise.
-            self.crawler.signals.disconnect(
-                self._request_scheduled, signals.request_scheduled, weak=False
-            )
-            self._parking = False
-
-    # -- acting on the core's answers ---------------------------------------------------------
+    # -- acting on the core's answers -------------------------------------------------------
 
     def _act(self, state: OriginState, action: Action | None) -> None:
         if action is Action.FETCH:
@@ -252,20 +181,15 @@ class RobotsTxtMiddleware:
         elif action is Action.RELEASE:
             self._start_release(state)
         elif action is Action.GIVE_UP:
-            self._log_give_up(state)
-            self._tasks.run(
-                self._publish_and_release(state),
-                f"Giving up on {state.origin}",
-                lambda _: self._start_release(state),
-            )
+            report_give_up(self.stats, state, self.core.timing, self.crawler.spider)
+            self._run(self._publish_and_release(state), f"Giving up on {state.origin}", state)
         elif action is Action.END_HOLD:
-            self._wake_waiters(state.origin)
+            self.waiting.wake(state.origin)
         self._rearm()
 
     def _rearm(self) -> None:
         """Keep the one timer of the robots.txt part set for the core's next due time."""
-        when = self.core.next_due()
-        timer = self._timer
+        when, timer = self.core.next_due(), self._timer
         if timer is not None and timer.active():
             if when is not None and timer.getTime() == when:
                 return
@@ -281,15 +205,23 @@ class RobotsTxtMiddleware:
             self._act(state, action)
         self._rearm()
 
-    def _advance(self, state: OriginState) -> None:
-        self._act(state, self.core.advance(state, self.clock.seconds()))
+    def _waiting(self, origin: Origin) -> None:
+        """Requests of *origin* wait (parked by an earlier run or another process, or left
+        behind by a failure): have the core act on it."""
+        self.waiting.start_parking()
+        self._act(*self.core.waiting(origin, self.clock.seconds()))
 
-    # -- fetching --------------------------------------------------------------------------
+    def _run(self, coroutine: Any, what: str, state: OriginState) -> None:
+        """Run background work on *state*'s origin; on failure, its requests are released
+        again once the crawl is idle."""
+        self._tasks.run(coroutine, what, lambda _: self._release_failed(state.origin))
+
+    # -- fetching and releasing ------------------------------------------------------------
 
     def _start_fetch(self, state: OriginState, context: Request | None = None) -> None:
-        """Run the fetch the core began for the origin of *state*; *context* is the request
-        that needs it (its routing meta keys go with the fetch)."""
-        self._start_parking()
+        """Run the fetch the core began; *context* is the request that needs it (its routing
+        meta keys go with the fetch)."""
+        self.waiting.start_parking()
         self._rearm()  # the fetch's hold
         self._tasks.run(
             self._fetch(state, context),
@@ -303,7 +235,7 @@ class RobotsTxtMiddleware:
             # it (its outcome arrives through poll()).
             now = self.clock.seconds()
             release = self.core.fetch_left(state, now, now + self.storage.poll_interval)
-            self._wake_waiters(state.origin)
+            self.waiting.wake(state.origin)
             if release:
                 self._start_release(state)
             else:
@@ -315,7 +247,7 @@ class RobotsTxtMiddleware:
         change = self.core.settle(state, outcome, self.clock.seconds())
         report_change(self.stats, state, change, outcome)
         if change is Change.OUTAGE_STARTED:
-            self._wake_waiters(state.origin)
+            self.waiting.wake(state.origin)
         self._rearm()
         await self.storage.publish(state, outcome)
         if change in RELEASING:
@@ -324,78 +256,26 @@ class RobotsTxtMiddleware:
     def _fetch_failed(self, state: OriginState, exc: BaseException) -> None:
         """A fetch whose bookkeeping failed (its storage raised) would leave its origin being
         fetched for ever: count it as a failed try, whose retry follows."""
-        now = self.clock.seconds()
         if state.fetching:
             reason = f"internal error: {type(exc).__name__}: {exc}".rstrip(": ")
+            now = self.clock.seconds()
             if self.core.settle(state, unavailable(reason), now) is Change.OUTAGE_STARTED:
-                self._wake_waiters(state.origin)
-        self._start_parking()
-        self._act(*self.core.waiting(state.origin, now))
+                self.waiting.wake(state.origin)
+        self._waiting(state.origin)
 
     async def _publish_and_release(self, state: OriginState) -> None:
         await self.storage.publish(state, None)
         self._start_release(state)
 
     def _start_release(self, state: OriginState) -> None:
-        self._tasks.run(
-            self._release(state),
-            f"Releasing the requests of {state.origin}",
-            lambda _: self._release_failed(state.origin),
-        )
-
-    async def _release(self, state: OriginState) -> None:
-        """Put the requests that waited on *state*'s origin back into the crawl."""
         origin = state.origin
-        self.core.released(origin)
-        if not self.core.pending:
-            self._stop_parking()
-        self._wake_waiters(origin)
-        if self.core.closed:
-            return  # what is still parked stays with the storage, which counts it at close
-        async for request in self.storage.release(origin):
-            self._keep_until_decided(origin, request)
-            self.crawler.engine.crawl(request)
+        self._run(self.waiting.release(origin), f"Releasing the requests of {origin}", state)
 
     def _release_failed(self, origin: Origin) -> None:
         """Requests a failed release left in the storage are parked still: the idle check
         releases them again rather than close the crawl."""
         self.core.release_failed(origin)
-        self._start_parking()
-
-    def _wake_waiters(self, origin: Origin) -> None:
-        """Wake the requests waiting in process_request on *origin*: each decides again, and
-        goes on, waits for its release (a request that cannot be parked) or is parked."""
-        self.core.end_hold(origin)
-        for request, waiter in self._waiters.pop(origin, []):
-            self._keep_until_decided(origin, request)
-            waiter.callback(None)
-
-    def _keep_until_decided(self, origin: Origin, request: Request) -> None:
-        if request not in self._releases and self.core.keep_until_decided(origin):
-            self._releases[request] = weakref.finalize(request, self.core.decided, origin)
-
-    def _log_give_up(self, state: OriginState) -> None:
-        self.stats.inc_value("robotstxt/given_up")
-        logger.warning(
-            "robots.txt of %s unavailable for %.0f s (last: %s); giving up on this origin: "
-            "its requests are dropped for the next %.0f s",
-            state.origin,
-            self.core.timing.unavailable_timeout,
-            state.reason,
-            self.core.timing.expiration,
-            extra={"spider": self.crawler.spider},
-        )
-
-    def explain(self, url: str, request: Request | None = None) -> Explanation:
-        """Why *url* is allowed, refused or waiting, as this crawl knows it now. *request*:
-        a request of *url* whose User-Agent names the crawler (by default, the crawl's)."""
-        origin = None if url.startswith(_EXEMPT_SCHEMES) else origin_of(url)
-        if origin is None:
-            return Explanation.not_checked(url, "no robots.txt for this URL")
-        state = self.core.peek(origin)
-        if state is None:
-            return Explanation(url, origin, Policy.UNKNOWN, "not fetched yet")
-        return state.explain(url, self.token.for_request(request))
+        self.waiting.start_parking()
 
     # -- a shared storage ------------------------------------------------------------------
 
@@ -411,13 +291,11 @@ class RobotsTxtMiddleware:
 
     async def _poll_once(self) -> None:
         for polled in await self.storage.poll(self.core.pending):
-            self._start_parking()
-            self._act(*self.core.waiting(polled.origin, self.clock.seconds()))
-        if self.core.pending or self.storage.shared:
-            self._start_polling()
+            self._waiting(polled.origin)
+        self._poll_failed(None)
 
-    def _poll_failed(self, _: BaseException) -> None:
-        if self.core.pending or self.storage.shared:
+    def _poll_failed(self, _: BaseException | None) -> None:
+        if self.core.any_pending or self.storage.shared:
             self._start_polling()
 
     # -- crawl lifecycle -------------------------------------------------------------------
@@ -431,117 +309,42 @@ class RobotsTxtMiddleware:
                 len(restored),
             )
         for origin in restored:
-            self._start_parking()
-            self._act(*self.core.waiting(origin, self.clock.seconds()))
+            self._waiting(origin)
         if self.storage.shared:
             self._start_polling()
 
     def _spider_idle(self) -> None:
         parked = self.storage.parked_origins()
-        # Nothing would ever wake these requests (a fault in this middleware): fetch again
-        # rather than keep the crawl open for nothing.
+        # Nothing would ever wake these requests (a fault somewhere): act on them again rather
+        # than keep the crawl open for nothing.
         for origin in self.core.unattended(parked):
-            self._act(*self.core.waiting(origin, self.clock.seconds()))
+            self._waiting(origin)
         if any(self.core.is_pending(origin) for origin in parked):
             raise DontCloseSpider
 
     async def _spider_closed(self) -> None:
         self.core.close()
-        self._record_cache_stats()
+        report_cache(self.stats, self.core.cache)
         for timer in (self._timer, self._poller):
             if timer is not None and timer.active():
                 timer.cancel()
-        for waiters in self._waiters.values():
-            self._count_lost(len(waiters))
-            for _, waiter in waiters:
-                waiter.callback(None)
-        self._waiters.clear()
-        self._stop_parking()
-        self._count_lost(await self.storage.close())
+        lost = self.waiting.close()
+        report_lost(self.stats, lost + await self.storage.close(), self.crawler.spider)
 
-    def _record_cache_stats(self) -> None:
-        cache = self.core.cache
-        for name, value in (
-            ("memory_hits", cache.memory_hits),
-            ("packed_hits", cache.packed_hits),
-            ("disk_hits", cache.second_hits),
-            ("packed", cache.packed),
-            ("spilled", cache.spilled),
-            ("forgotten", cache.forgotten),
-            ("disk_errors", cache.second.errors if cache.second is not None else 0),
-        ):
-            self.stats.set_value(f"robotstxt/cache/{name}", value)
 
-    def _count_lost(self, count: int) -> None:
-        if not count:
-            return
-        self.stats.inc_value("robotstxt/dropped_on_close", count)
-        logger.warning(
-            "%(count)d request(s) dropped: the crawl closed while their robots.txt was "
-            "pending (with JOBDIR set, parked requests are kept for the next run)",
-            {"count": count},
-            extra={"spider": self.crawler.spider},
-        )
-
-    def _request_reached_downloader(self, request: Request, spider: Any) -> None:
-        """Make the matched group's Crawl-delay a floor of the request's download slot."""
-        origin = origin_of(request.url)
-        if origin is None:
-            return
-        # peek, not check: a request that is not checked (robots.txt itself, dont_obey)
-        # must not add an empty origin to the cache, nor push a real one out of it.
-        state = self.core.peek(origin)
-        if state is None or state.rules is None:
-            return
-        delay = state.rules.crawl_delay(self.token.for_request(request))
-        slot = self.crawler.engine.downloader.slots.get(request.meta.get("download_slot", ""))
-        if delay is not None and slot is not None and _raise_floor(slot, delay):
-            self.stats.inc_value("robotstxt/crawl_delay_applied")
+def _timing(crawler: Crawler) -> Timing:
+    settings = PackageSettings(crawler.settings)
+    return Timing(
+        expiration=settings.getfloat("ROBOTSTXT_CACHE_EXPIRATION"),
+        retry_delay=settings.getfloat("ROBOTSTXT_RETRY_DELAY"),
+        retry_max_delay=settings.getfloat("ROBOTSTXT_RETRY_MAX_DELAY"),
+        unavailable_timeout=settings.getfloat("ROBOTSTXT_UNAVAILABLE_TIMEOUT"),
+        download_timeout=crawler.settings.getfloat("DOWNLOAD_TIMEOUT"),
+    )
 
 
 def _origin(request: Request) -> Origin | None:
     """The request's origin, or None when the request is not checked."""
-    if request.meta.get(DONT_OBEY) or request.url.startswith(_EXEMPT_SCHEMES):
+    if request.meta.get(DONT_OBEY_ROBOTSTXT) or request.url.startswith(_EXEMPT_SCHEMES):
         return None
     return origin_of(request.url)  # None without a host: the download fails on its own
-
-
-def report_change(
-    stats: StatsCollector, state: OriginState, change: Change, outcome: Outcome
-) -> None:
-    """Count a fetch's outcome, and log the changes worth a line: a cached copy kept, an
-    outage, allow-all, a recovery."""
-    stats.inc_value(f"robotstxt/outcome/{outcome.kind.value}")
-    origin, reason = state.origin, outcome.reason
-    if change is Change.KEPT_CACHED_COPY:
-        # RFC 9309 §2.4: while robots.txt is unreachable, the cached copy may be used.
-        stats.inc_value("robotstxt/kept_cached_copy")
-        logger.info(
-            "robots.txt of %s unavailable on refresh (%s); keeping the cached copy", origin, reason
-        )
-    elif change is Change.OUTAGE_STARTED:
-        logger.info(
-            "robots.txt of %s unavailable (%s); its requests wait while it is retried",
-            origin,
-            reason,
-        )
-    elif change is Change.RECOVERED or (change is Change.READY and outcome.kind is Kind.ALLOW_ALL):
-        logger.info(
-            "robots.txt of %s: %s; %s",
-            origin,
-            reason,
-            "allowing everything" if outcome.kind is Kind.ALLOW_ALL else "rules apply",
-        )
-
-
-def _raise_floor(slot: Slot, floor: float) -> bool:
-    """Make every wait of the slot at least ``floor``: its delay, and also the random variation
-    Scrapy adds to it (RANDOMIZE_DOWNLOAD_DELAY, DOWNLOAD_DELAY_JITTER), which would otherwise
-    take half of the waits under the Crawl-delay. True if the slot changed."""
-    changed = slot.delay < floor
-    if changed:
-        slot.delay = floor
-    if slot.delay * (1 - slot_jitter(slot)) < floor:
-        set_slot_jitter(slot, 1 - floor / slot.delay)
-        changed = True
-    return changed

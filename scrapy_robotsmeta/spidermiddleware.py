@@ -15,7 +15,7 @@ from scrapy.http import Response
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from scrapy_robotsmeta.defaults import PackageSettings
-from scrapy_robotsmeta.downloadermiddleware import USAGE_META_KEY
+from scrapy_robotsmeta.keys import DONT_OBEY_ROBOTSMETA, USAGE_META_KEY
 from scrapy_robotsmeta.robotsmeta.directives import NO_RULES, Directives, read_rules
 from scrapy_robotsmeta.robotsmeta.page import (
     NofollowTargets,
@@ -40,8 +40,6 @@ if TYPE_CHECKING:
     from scrapy.statscollectors import StatsCollector
 
 logger = logging.getLogger(__name__)
-
-DONT_OBEY_META_KEY = "dont_obey_robotsmeta"
 
 
 @dataclass(slots=True)
@@ -149,7 +147,7 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
             return request
         if response is self._recent_response and self._recent_page.keeps_requests:
             return request
-        if request.meta.get(DONT_OBEY_META_KEY):
+        if request.meta.get(DONT_OBEY_ROBOTSMETA):
             return request
         page = self._page(response)
         if self._obey_nofollow and not self._directives_of(page, response).follow:

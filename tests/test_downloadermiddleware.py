@@ -1,10 +1,9 @@
 """RobotsTxtMiddleware's own switches and hooks, in real crawls: the ``dont_obey_robotstxt``
-meta key, Crawl-delay, Scrapy's ``robots_parsed`` signal, requests downloaded outside the
-scheduler, and a Scrapy without its reactor."""
+meta key, Scrapy's ``robots_parsed`` signal, requests downloaded outside the scheduler, and a
+Scrapy without its reactor."""
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 import pytest
@@ -49,29 +48,6 @@ async def test_robots_parsed_signal_is_sent(site: Site) -> None:
     [(parser, url)] = seen
     assert url == site.url("/robots.txt")
     assert parser.allowed(site.url("/private"), "testbot") is False
-
-
-@deferred_f_from_coro_f
-async def test_crawl_delay_sets_a_floor_on_the_download_slot(site: Site) -> None:
-    """Every wait is at least the Crawl-delay, even with Scrapy's random variation of the
-    delay on (its default), which would otherwise take waits down to half of it."""
-    site.add({"/robots.txt": static("User-agent: *\nCrawl-delay: 0.2\n")})
-    site.add({f"/p/{i}": html("ok") for i in range(4)})
-    urls = [site.url(f"/p/{i}") for i in range(4)]
-    result = await crawl(urls, {"ROBOTSTXT_OBEY_CRAWL_DELAY": True}, ListSpider)
-    times = sorted(at for at, path in site.log if path.startswith("/p/"))
-    assert len(times) == 4
-    gaps = [later - earlier for earlier, later in itertools.pairwise(times)]
-    assert min(gaps) >= 0.19  # the server's clock is read a little after the downloader's
-    assert result.stat("robotstxt/crawl_delay_applied") >= 1
-
-
-@deferred_f_from_coro_f
-async def test_crawl_delay_ignored_unless_enabled(site: Site) -> None:
-    site.add({"/robots.txt": static("User-agent: *\nCrawl-delay: 5\n"), "/p": html("ok")})
-    result = await crawl([site.url("/p")], spider_cls=ListSpider)
-    assert pages_fetched(site) == {"/p"}
-    assert result.stat("robotstxt/crawl_delay_applied") == 0
 
 
 @deferred_f_from_coro_f

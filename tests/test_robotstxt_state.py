@@ -14,7 +14,6 @@ from scrapy_robotsmeta.robotstxt.state import (
     Change,
     Decision,
     OriginState,
-    Phase,
     Timing,
 )
 
@@ -37,13 +36,14 @@ def test_unknown_origin_waits_and_a_fetch_is_due() -> None:
     state = fresh()
     assert state.decide(0.0) is Decision.WAIT
     assert state.fetch_due(0.0)
-    assert state.phase is Phase.UNKNOWN
+    assert state.rules is None
+    assert not state.fetching
 
 
 def test_no_second_fetch_while_one_is_in_flight() -> None:
     state = fresh()
     state.start_fetch(0.0, TIMING)
-    assert state.phase is Phase.FETCHING
+    assert state.fetching
     assert not state.fetch_due(1.0)
     assert state.decide(1.0) is Decision.WAIT
 
@@ -87,7 +87,7 @@ def test_unreachable_starts_an_outage_with_a_retry_and_a_deadline() -> None:
     state.start_fetch(10.0, TIMING)
     change = state.apply(unavailable("HTTP 503"), 10.0, TIMING)
     assert change is Change.OUTAGE_STARTED
-    assert state.phase is Phase.OUTAGE
+    assert state.down_since == 10.0
     assert state.decide(10.0) is Decision.WAIT
     assert state.retry_at == 12.0
     assert state.give_up_at == 610.0
@@ -123,7 +123,8 @@ def test_recovery_ends_the_outage() -> None:
     state.apply(unavailable("HTTP 503"), 0.0, TIMING)
     state.start_fetch(2.0, TIMING)
     assert state.apply(RULES, 2.0, TIMING) is Change.RECOVERED
-    assert state.phase is Phase.READY
+    assert state.down_since is None
+    assert state.decide(2.0) is Decision.RULES
     assert state.give_up_at is None
     assert state.failures == 0
 
@@ -206,7 +207,7 @@ def test_a_snapshot_carries_the_state_to_another_process(outcome: object) -> Non
     for now in (5.0, 7.0, 700.0, 90000.0):
         assert copy.decide(now) is source.decide(now)
         assert copy.fetch_due(now) is source.fetch_due(now)
-    assert copy.phase is source.phase
+    assert copy.snapshot() == source.snapshot()
     assert copy.explain("http://example.com/x", "bot") == source.explain(
         "http://example.com/x", "bot"
     )

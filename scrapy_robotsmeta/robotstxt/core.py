@@ -228,7 +228,12 @@ class RobotsTxtCore:
 
     @property
     def pending(self) -> list[Origin]:
+        """The origins requests wait on."""
         return list(self._pending)
+
+    @property
+    def any_pending(self) -> bool:
+        return bool(self._pending)
 
     def is_pending(self, origin: Origin | None) -> bool:
         return origin in self._pending

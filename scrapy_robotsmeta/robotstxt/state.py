@@ -73,16 +73,6 @@ class Timing:
         return min(self.retry_delay * (1 << doublings), self.retry_max_delay)
 
 
-class Phase(enum.Enum):
-    """The states of the diagram above; FETCHING is any of them with a fetch in flight."""
-
-    UNKNOWN = "unknown"
-    FETCHING = "fetching"
-    READY = "ready"
-    OUTAGE = "outage"
-    GIVEN_UP = "given_up"
-
-
 class Decision(enum.Enum):
     """What a request of the origin gets now."""
 
@@ -161,18 +151,6 @@ class OriginState:
         """Whether a fetch of the origin has ended before: the next one is a retry or a
         refresh."""
         return self.rules is not None or self.down_since is not None or self.given_up
-
-    @property
-    def phase(self) -> Phase:
-        if self.fetching:
-            return Phase.FETCHING
-        if self.given_up:
-            return Phase.GIVEN_UP
-        if self.down_since is not None:
-            return Phase.OUTAGE
-        if self.rules is not None:
-            return Phase.READY
-        return Phase.UNKNOWN
 
     # -- transitions -----------------------------------------------------------------------
 

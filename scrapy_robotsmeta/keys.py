@@ -1,0 +1,11 @@
+"""The request meta keys the package reads or writes, each named once."""
+
+#: Exempts a request from robots.txt (Scrapy's own key, with its meaning).
+DONT_OBEY_ROBOTSTXT = "dont_obey_robotstxt"
+#: Exempts a request's response from page-level rules (meta robots, X-Robots-Tag).
+DONT_OBEY_ROBOTSMETA = "dont_obey_robotsmeta"
+#: Carries, to the response, the usage preferences its origin's robots.txt stated for its URL
+#: when it was downloaded (a Preferences; absent when none).
+USAGE_META_KEY = "robotstxt_usage"
+#: Marks a robots.txt request of this package.
+ROBOTSTXT_FETCH = "robotstxt_fetch"

@@ -1,0 +1,95 @@
+"""What the robots.txt part tells its user: its log lines and stats, worded in one place.
+
+The per-request lines (a refusal, a drop) stay with the decision that makes them; these are the
+lines of an origin's life and of the crawl's close.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from scrapy_robotsmeta.robotstxt.policy import Kind
+from scrapy_robotsmeta.robotstxt.state import Change
+
+if TYPE_CHECKING:
+    from scrapy import Spider
+    from scrapy.statscollectors import StatsCollector
+
+    from scrapy_robotsmeta.robotstxt.cache import OriginCache
+    from scrapy_robotsmeta.robotstxt.policy import Outcome
+    from scrapy_robotsmeta.robotstxt.state import OriginState, Timing
+
+# The middleware's name: these lines are its lines, and a user filtering the log by logger
+# name finds them there.
+logger = logging.getLogger("scrapy_robotsmeta.downloadermiddleware")
+
+
+def report_change(
+    stats: StatsCollector, state: OriginState, change: Change, outcome: Outcome
+) -> None:
+    """Count a fetch's outcome, and log the changes worth a line: a cached copy kept, an
+    outage, allow-all, a recovery."""
+    stats.inc_value(f"robotstxt/outcome/{outcome.kind.value}")
+    origin, reason = state.origin, outcome.reason
+    if change is Change.KEPT_CACHED_COPY:
+        # RFC 9309 §2.4: while robots.txt is unreachable, the cached copy may be used.
+        stats.inc_value("robotstxt/kept_cached_copy")
+        logger.info(
+            "robots.txt of %s unavailable on refresh (%s); keeping the cached copy", origin, reason
+        )
+    elif change is Change.OUTAGE_STARTED:
+        logger.info(
+            "robots.txt of %s unavailable (%s); its requests wait while it is retried",
+            origin,
+            reason,
+        )
+    elif change is Change.RECOVERED or (change is Change.READY and outcome.kind is Kind.ALLOW_ALL):
+        logger.info(
+            "robots.txt of %s: %s; %s",
+            origin,
+            reason,
+            "allowing everything" if outcome.kind is Kind.ALLOW_ALL else "rules apply",
+        )
+
+
+def report_give_up(
+    stats: StatsCollector, state: OriginState, timing: Timing, spider: Spider | None
+) -> None:
+    stats.inc_value("robotstxt/given_up")
+    logger.warning(
+        "robots.txt of %s unavailable for %.0f s (last: %s); giving up on this origin: "
+        "its requests are dropped for the next %.0f s",
+        state.origin,
+        timing.unavailable_timeout,
+        state.reason,
+        timing.expiration,
+        extra={"spider": spider},
+    )
+
+
+def report_lost(stats: StatsCollector, count: int, spider: Spider | None) -> None:
+    """Waiting requests lost as the crawl closes: one line for all of them."""
+    if not count:
+        return
+    stats.inc_value("robotstxt/dropped_on_close", count)
+    logger.warning(
+        "%(count)d request(s) dropped: the crawl closed while their robots.txt was "
+        "pending (with JOBDIR set, parked requests are kept for the next run)",
+        {"count": count},
+        extra={"spider": spider},
+    )
+
+
+def report_cache(stats: StatsCollector, cache: OriginCache) -> None:
+    """The cache's counters, as the crawl closes."""
+    for name, value in (
+        ("memory_hits", cache.memory_hits),
+        ("packed_hits", cache.packed_hits),
+        ("disk_hits", cache.second_hits),
+        ("packed", cache.packed),
+        ("spilled", cache.spilled),
+        ("forgotten", cache.forgotten),
+        ("disk_errors", cache.second.errors if cache.second is not None else 0),
+    ):
+        stats.set_value(f"robotstxt/cache/{name}", value)
