@@ -516,6 +516,7 @@ class RobotsTxtMiddleware:
             ("packed", cache.packed),
             ("spilled", cache.spilled),
             ("forgotten", cache.forgotten),
+            ("damaged", cache.damaged),
             ("disk_errors", cache.second.errors if cache.second is not None else 0),
         ):
             self.stats.set_value(f"robotstxt/cache/{name}", value)

@@ -5,6 +5,10 @@ fetched; past the bound the oldest records leave memory, for the second tier whe
 
 from __future__ import annotations
 
+import logging
+
+import pytest
+
 from scrapy_robotsmeta.robotstxt.cache import (
     LIVE_SHARE,
     STATE_BYTES,
@@ -15,7 +19,7 @@ from scrapy_robotsmeta.robotstxt.cache import (
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import from_response
 from scrapy_robotsmeta.robotstxt.record import pack
-from scrapy_robotsmeta.robotstxt.state import OriginState, Timing
+from scrapy_robotsmeta.robotstxt.state import Decision, OriginState, Timing
 
 RULES = b"User-agent: *\nDisallow: /private\n"
 
@@ -162,6 +166,26 @@ def test_a_record_that_left_memory_is_read_back_from_the_second_tier() -> None:
     assert again.rules is not None
     assert not again.rules.allowed("http://a/private", "bot")
     assert (cache.packed, cache.spilled, cache.second_hits) == (2, 3, 1)
+
+
+def test_a_damaged_record_is_logged_counted_and_its_origin_fetched_again(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A record the disk damaged costs its origin a fetch: none of it is read."""
+    shelf = Shelf()
+    cache = OriginCache(max_bytes=STATE_BYTES + 1, second=shelf)
+    fetch(cache, "a")
+    fetch(cache, "b")  # a leaves memory, for the second tier
+    record = bytearray(shelf.records[origin("a")])
+    record[-1] ^= 0xFF
+    shelf.records[origin("a")] = bytes(record)
+    with caplog.at_level(logging.WARNING):
+        assert cache.peek(origin("a")) is None
+        state = cache.get_or_create(origin("a"))
+    assert state.rules is None
+    assert state.decide(0.0) is Decision.WAIT  # to be fetched again
+    assert cache.damaged == 2
+    assert caplog.text.count("fails its checksum") == 2
 
 
 def test_an_origin_read_back_stays_packed_unless_it_changes() -> None:
