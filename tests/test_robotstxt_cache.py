@@ -6,9 +6,11 @@ fetched; past the bound the oldest records leave memory, for the second tier whe
 from __future__ import annotations
 
 import logging
+import tracemalloc
 
 import pytest
 
+from scrapy_robotsmeta.robotstxt import RobotsTxt
 from scrapy_robotsmeta.robotstxt.cache import (
     LIVE_SHARE,
     STATE_BYTES,
@@ -265,3 +267,27 @@ def test_a_group_compiled_since_unpacking_is_packed_again_with_it() -> None:
     again = cache.get_or_create(origin("a"))
     assert again.rules is not None
     assert again.rules.compiled == 1
+
+
+def merged_groups_file() -> bytes:
+    """RFC 9309 §2.2.1 at its most costly: thousands of groups, each naming an agent of its
+    own and the crawler's, so that every rule is in two groups once they are merged."""
+    return b"".join(
+        b"User-agent: %s\nUser-agent: bot\nDisallow: /%d\n"
+        % (bytes(97 + int(digit) for digit in str(i)), i)
+        for i in range(10_000)
+    )
+
+
+def test_the_estimate_of_a_file_of_merged_groups_is_what_it_holds() -> None:
+    """The cache's bound counts the estimate: it must not be a fraction of the real size."""
+    body = merged_groups_file()
+    RobotsTxt.parse(body).allowed("https://example.com/", "bot")  # caches filled beforehand
+    tracemalloc.start()
+    try:
+        rules = RobotsTxt.parse(body)
+        rules.allowed("https://example.com/", "bot")
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert 0.75 * held <= rules.size_hint <= 1.5 * held
