@@ -90,6 +90,7 @@ def report_cache(stats: StatsCollector, cache: OriginCache) -> None:
         ("packed", cache.packed),
         ("spilled", cache.spilled),
         ("forgotten", cache.forgotten),
+        ("damaged", cache.damaged),
         ("disk_errors", cache.second.errors if cache.second is not None else 0),
     ):
         stats.set_value(f"robotstxt/cache/{name}", value)

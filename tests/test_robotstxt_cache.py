@@ -5,6 +5,12 @@ fetched; past the bound the oldest records leave memory, for the second tier whe
 
 from __future__ import annotations
 
+import logging
+import tracemalloc
+
+import pytest
+
+from scrapy_robotsmeta.robotstxt import RobotsTxt
 from scrapy_robotsmeta.robotstxt.cache import (
     LIVE_SHARE,
     STATE_BYTES,
@@ -15,7 +21,7 @@ from scrapy_robotsmeta.robotstxt.cache import (
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import from_response
 from scrapy_robotsmeta.robotstxt.record import pack
-from scrapy_robotsmeta.robotstxt.state import OriginState, Timing
+from scrapy_robotsmeta.robotstxt.state import Decision, OriginState, Timing
 
 RULES = b"User-agent: *\nDisallow: /private\n"
 
@@ -164,6 +170,26 @@ def test_a_record_that_left_memory_is_read_back_from_the_second_tier() -> None:
     assert (cache.packed, cache.spilled, cache.second_hits) == (2, 3, 1)
 
 
+def test_a_damaged_record_is_logged_counted_and_its_origin_fetched_again(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A record the disk damaged costs its origin a fetch: none of it is read."""
+    shelf = Shelf()
+    cache = OriginCache(max_bytes=STATE_BYTES + 1, second=shelf)
+    fetch(cache, "a")
+    fetch(cache, "b")  # a leaves memory, for the second tier
+    record = bytearray(shelf.records[origin("a")])
+    record[-1] ^= 0xFF
+    shelf.records[origin("a")] = bytes(record)
+    with caplog.at_level(logging.WARNING):
+        assert cache.peek(origin("a")) is None
+        state = cache.get_or_create(origin("a"))
+    assert state.rules is None
+    assert state.decide(0.0) is Decision.WAIT  # to be fetched again
+    assert cache.damaged == 2
+    assert caplog.text.count("fails its checksum") == 2
+
+
 def test_an_origin_read_back_stays_packed_unless_it_changes() -> None:
     """Deciding a request changes nothing: the origin read back for it is not made live. One
     that a refresh starts on becomes live, so that the fetch's outcome lands on the state the
@@ -241,3 +267,27 @@ def test_a_group_compiled_since_unpacking_is_packed_again_with_it() -> None:
     again = cache.get_or_create(origin("a"))
     assert again.rules is not None
     assert again.rules.compiled == 1
+
+
+def merged_groups_file() -> bytes:
+    """RFC 9309 §2.2.1 at its most costly: thousands of groups, each naming an agent of its
+    own and the crawler's, so that every rule is in two groups once they are merged."""
+    return b"".join(
+        b"User-agent: %s\nUser-agent: bot\nDisallow: /%d\n"
+        % (bytes(97 + int(digit) for digit in str(i)), i)
+        for i in range(10_000)
+    )
+
+
+def test_the_estimate_of_a_file_of_merged_groups_is_what_it_holds() -> None:
+    """The cache's bound counts the estimate: it must not be a fraction of the real size."""
+    body = merged_groups_file()
+    RobotsTxt.parse(body).allowed("https://example.com/", "bot")  # caches filled beforehand
+    tracemalloc.start()
+    try:
+        rules = RobotsTxt.parse(body)
+        rules.allowed("https://example.com/", "bot")
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert 0.75 * held <= rules.size_hint <= 1.5 * held

@@ -3,12 +3,14 @@ not using, in memory and on disk, which give back the same state and the same ve
 
 from __future__ import annotations
 
-import logging
+import struct
 import zlib
+from collections.abc import Iterator
 
 import pytest
 
 from scrapy_robotsmeta.robotstxt import RobotsTxt
+from scrapy_robotsmeta.robotstxt._parser import parse_file
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import (
     ALLOW_ALL_RULES,
@@ -17,7 +19,7 @@ from scrapy_robotsmeta.robotstxt.policy import (
     from_response,
     unavailable,
 )
-from scrapy_robotsmeta.robotstxt.record import pack, unpack
+from scrapy_robotsmeta.robotstxt.record import DamagedRecord, pack, unpack
 from scrapy_robotsmeta.robotstxt.state import (
     SNAPSHOT_FIELDS,
     SNAPSHOT_VERSION,
@@ -25,6 +27,7 @@ from scrapy_robotsmeta.robotstxt.state import (
     OriginState,
     Timing,
 )
+from tests.shared import CORPUS
 
 ORIGIN = Origin("https", "example.com", 443)
 TIMING = Timing()
@@ -155,16 +158,77 @@ def test_a_record_of_another_version_is_not_read() -> None:
         assert unpack(ORIGIN, bytes([first]) + record[1:]) is None
 
 
-def test_an_unreadable_record_is_logged_and_fetched_again(
-    caplog: pytest.LogCaptureFixture,
-) -> None:
+def test_an_unreadable_record_is_damaged() -> None:
+    """Bytes that pass their checksum but are no record this package wrote, and a record cut
+    short."""
     record = pack(fetched(allow_all("HTTP 404")))
-    damaged = record[:1] + zlib.compress(b"not a pickle")
-    truncated = record[:-5]
-    with caplog.at_level(logging.WARNING):
-        assert unpack(ORIGIN, damaged) is None
-        assert unpack(ORIGIN, truncated) is None
-    assert caplog.text.count("fetching it again") == 2
+    payload = zlib.compress(b"not a pickle")
+    forged = record[:1] + struct.pack(">I", zlib.crc32(payload)) + payload
+    for damaged in (forged, record[:-5], record[:3]):
+        with pytest.raises(DamagedRecord):
+            unpack(ORIGIN, damaged)
+
+
+# Files of several groups, with sitemaps, crawl delays and usage lines among them.
+CORPUS_FILES = ("www.python.org", "twitter.com", "stackoverflow.com", "www.bbc.co.uk")
+SYNTHETIC = (
+    b"Sitemap: https://example.com/map.xml\nUser-agent: *\nDisallow: /private\n"
+    b"Allow: /private/open\nContent-Signal: search=yes, ai-train=no\n\n"
+    b"User-agent: slow\nUser-agent: other\nCrawl-delay: 7\nDisallow: /*.pdf$\n"
+    b"Disallow: /tmp/\n\nUser-agent: slow\nAllow: /tmp/keep\n"
+    + b"".join(b"Disallow: /section-%d/\n" % i for i in range(40))
+)
+
+
+def verdicts(state: OriginState, body: bytes, tokens: tuple[str, ...]) -> list[object]:
+    """What a crawl asks of an origin, for every group: each check reads the group its token
+    selects (the part of a record pickled apart included) and the sitemaps."""
+    rules = state.rules
+    assert rules is not None
+    paths = ["/", "/x.pdf", *(rule.path for rule in parse_file(body).groups[0].rules[:30])]
+    answers: list[object] = [state.snapshot(), rules.sitemaps]
+    for token in tokens:
+        answers.append(rules.crawl_delay(token))
+        for path in paths:
+            url = "https://example.com" + path
+            answers += [str(state.explain(url, token)), rules.usage(url, token)]
+    return answers
+
+
+def damaged_copies(record: bytes) -> Iterator[bytes]:
+    """*record* with one byte changed, for every byte: each bit flipped, in turn."""
+    for at in range(len(record)):
+        changed = bytearray(record)
+        changed[at] ^= 1 << (at % 8)
+        yield bytes(changed)
+
+
+def bodies() -> list[bytes]:
+    found = [CORPUS / name for name in CORPUS_FILES if (CORPUS / name).is_file()]
+    return [SYNTHETIC, *(path.read_bytes() for path in found)]
+
+
+@pytest.mark.parametrize("body", bodies(), ids=lambda body: str(len(body)))
+def test_a_damaged_byte_costs_a_fetch_never_another_verdict(body: bytes) -> None:
+    """Whatever byte of a record a disk damages, reading it back gives the verdicts the file
+    gives (RFC 9309 §2.2.2) or none at all (its origin unknown, fetched again): never other
+    ones, and never an exception from a check."""
+    state = fetched(from_response(200, body))
+    assert state.rules is not None
+    state.rules.allowed("https://example.com/", "bot")  # a crawl's first check: one compiled
+    tokens = (
+        *dict.fromkeys(token for group in parse_file(body).groups for token in group.agents),
+        "bot",
+    )
+    record = pack(state)
+    expected = verdicts(unpack(ORIGIN, record) or state, body, tokens)
+    for damaged in damaged_copies(record):
+        try:
+            back = unpack(ORIGIN, damaged)
+        except DamagedRecord:
+            continue
+        if back is not None:
+            assert verdicts(back, body, tokens) == expected
 
 
 def test_the_snapshot_fields_are_the_snapshot_keys_in_order() -> None:

@@ -67,11 +67,23 @@ def test_spill_off_keeps_no_state_file() -> None:
     assert store.states.second is None
 
 
-def test_a_damaged_state_file_in_jobdir_leaves_the_crawl_without_a_disk_tier(
+def test_a_damaged_state_file_in_jobdir_is_replaced_by_an_empty_one(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """The next runs of the job keep a disk tier; the states it held are fetched again."""
     (tmp_path / FILENAME).write_bytes(b"not a database, " * 100)
     with caplog.at_level(logging.WARNING):
         store = storage(JOBDIR=str(tmp_path))
+    assert store.state_file is not None
+    assert len(store.state_file) == 0
+    assert "Damaged robots.txt states" in caplog.text
+
+
+def test_a_jobdir_that_is_a_file_leaves_the_crawl_without_a_disk_tier(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "job").write_bytes(b"")
+    with caplog.at_level(logging.WARNING):
+        store = storage(JOBDIR=str(tmp_path / "job"))
     assert store.state_file is None
     assert "Cannot keep robots.txt states on disk" in caplog.text

@@ -5,6 +5,7 @@ of a file of another shape."""
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 from pathlib import Path
 
@@ -83,3 +84,56 @@ def test_a_file_that_fails_is_logged_once_and_counted(
         assert state_file.get(ORIGIN) is None
     assert state_file.errors == 2
     assert len(caplog.records) == 1
+
+
+def records(prefix: str, count: int) -> list[tuple[Origin, bytes]]:
+    """*count* records of 500 bytes, each of its own origin."""
+    return [(Origin("https", f"{prefix}{i}.example", 443), bytes(500)) for i in range(count)]
+
+
+def assert_resumed_with(directory: Path, kept: list[tuple[Origin, bytes]]) -> None:
+    """The next run of the job opens the file, finds *kept*, and writes again."""
+    resumed = StateFile(directory)
+    assert all(resumed.get(origin) == record for origin, record in kept)
+    resumed.put(records("later", 3))
+    assert resumed.errors == 0
+    assert len(resumed) == len(kept) + 3
+
+
+def test_a_disk_full_at_close_keeps_what_was_written_before(tmp_path: Path) -> None:
+    """The states written at close (a JOBDIR crawl's live ones) fill the disk: that write
+    fails whole, logged and counted, and the next run reads the file as it was."""
+    before = records("before", 50)
+    state_file = StateFile(tmp_path)
+    state_file.put(before)
+    (pages,) = state_file._db.execute("PRAGMA page_count").fetchone()
+    state_file._db.execute(f"PRAGMA max_page_count = {pages + 2}")  # a full disk, to SQLite
+    state_file.put(records("at-close", 1000))
+    assert state_file.errors == 1
+    state_file.close()
+    assert_resumed_with(tmp_path, before)
+
+
+def test_a_folder_unwritable_at_close_leaves_a_file_the_next_run_reads(tmp_path: Path) -> None:
+    """The log the close could not fold into the file and remove is read by the next open."""
+    if os.geteuid() == 0:
+        pytest.skip("chmod does not deny root")
+    written = records("written", 50)
+    state_file = StateFile(tmp_path)
+    tmp_path.chmod(0o500)
+    try:
+        state_file.put(written)
+        state_file.close()
+    finally:
+        tmp_path.chmod(0o700)
+    assert_resumed_with(tmp_path, written)
+
+
+def test_a_damaged_file_is_replaced_by_an_empty_one(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A cache: its origins are fetched again, and the job keeps a disk tier."""
+    (tmp_path / FILENAME).write_bytes(b"SQLite format 3\x00" + bytes(range(256)) * 8)
+    with caplog.at_level(logging.WARNING):
+        assert_resumed_with(tmp_path, [])
+    assert "Damaged robots.txt states" in caplog.text

@@ -14,13 +14,16 @@ origins a crawl meets; without one, a record that leaves memory is forgotten.
 
 from __future__ import annotations
 
+import logging
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Protocol
 
 from scrapy_robotsmeta.robotstxt.origin import Origin
-from scrapy_robotsmeta.robotstxt.record import pack, unpack
+from scrapy_robotsmeta.robotstxt.record import DamagedRecord, pack, unpack
 from scrapy_robotsmeta.robotstxt.state import OriginState
+
+logger = logging.getLogger(__name__)
 
 #: What a live state costs in memory besides its rules and the record it was unpacked from if
 #: any (the state and its origin, the cache's own entries, the requests of its last fetch), in
@@ -102,6 +105,7 @@ class OriginCache:
         self.packed = 0
         self.spilled = 0
         self.forgotten = 0
+        self.damaged = 0
 
     def __len__(self) -> int:
         """The origins in memory, live or packed."""
@@ -129,7 +133,7 @@ class OriginCache:
         record = self._records.get(origin)
         if record is None and self.second is not None:
             record = self.second.get(origin)
-        return None if record is None else unpack(origin, record)
+        return None if record is None else self._unpack(origin, record)
 
     def get_or_create(self, origin: Origin) -> OriginState:
         """The state of *origin*: live, else read back from its record, else a new one (live),
@@ -186,7 +190,7 @@ class OriginCache:
             record = self.second.get(origin)
         if record is None:
             return None
-        state = unpack(origin, record)
+        state = self._unpack(origin, record)
         if state is None:
             self._drop(origin)
             return None
@@ -198,6 +202,17 @@ class OriginCache:
             self._hold_record(origin, record)
         self._in_use = (state, state.changes, _compiled(state))
         return state
+
+    def _unpack(self, origin: Origin, record: bytes) -> OriginState | None:
+        """The state *record* holds, or None (its origin unknown, so fetched again) for a
+        record of another version or a damaged one (logged and counted: a disk that lost
+        bytes must cost a fetch, never a verdict the file did not give)."""
+        try:
+            return unpack(origin, record)
+        except DamagedRecord as exc:
+            self.damaged += 1
+            logger.warning("Damaged stored robots.txt state: %s; fetching it again", exc)
+            return None
 
     def _put_back(self) -> None:
         """Done with the origin in use, if any: make it live if it changed, else leave its

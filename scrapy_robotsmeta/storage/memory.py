@@ -47,7 +47,7 @@ class MemoryStorage(Storage):
         if settings.getbool("ROBOTSTXT_CACHE_SPILL"):
             try:
                 self.state_file = states.second = StateFile(self.job_dir)
-            except (OSError, sqlite3.Error) as exc:  # a damaged file, a read-only JOBDIR…
+            except (OSError, sqlite3.Error) as exc:  # a read-only JOBDIR, a file in its place…
                 logger.warning(
                     "Cannot keep robots.txt states on disk (%s): origins that leave memory "
                     "will be fetched again if the crawl meets them again",

@@ -14,6 +14,13 @@ hundred bytes for most files), keyed by a 64-bit hash of the origin so that a lo
 search of one B-tree; the row also holds the origin, which a read checks. It is a cache:
 writes are not synced to disk (``synchronous = OFF``), and a crash loses the states that were
 still live in memory only; those origins are fetched again.
+
+Nothing a failure leaves breaks the next run of a job. Each write is one transaction, in the
+write-ahead log: a disk that fills up, or a folder that turns read-only, fails it whole (logged,
+counted), and the records written before stay readable. A log the close could not fold in and
+remove is read back by the next open. A file that is no database, or a damaged one, is replaced
+by an empty one at open; a damaged record in a sound file fails its own checksum
+(``robotstxt/record.py``) and costs that origin alone a fetch.
 """
 
 from __future__ import annotations
@@ -31,6 +38,8 @@ logger = logging.getLogger(__name__)
 FILENAME = "robotstxt-states.sqlite"
 # The shape of the file's table; a file of another shape (an older JOBDIR) is emptied.
 _SCHEMA = 2
+# The files SQLite may keep beside the database (its write-ahead log, its index).
+_AUX = ("-wal", "-shm")
 
 
 def _key(origin: str) -> int:
@@ -50,23 +59,42 @@ class StateFile:
         #: Reads and writes that failed (logged once).
         self.errors = 0
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path)
-        # The file is this crawl's alone: holding its lock from the first read to the close
-        # spares each read taking and releasing it, and checking that no one else wrote in
-        # between (a look-up 12.6 µs instead of 18.9 at a million origins). Before WAL mode is
-        # entered, so that its index stays in this process's memory (no -shm file).
-        self._db.execute("PRAGMA locking_mode = EXCLUSIVE")
-        self._db.execute("PRAGMA journal_mode = WAL")
-        self._db.execute("PRAGMA synchronous = OFF")
-        (schema,) = self._db.execute("PRAGMA user_version").fetchone()
-        if schema != _SCHEMA:
-            with self._db:
-                self._db.execute("DROP TABLE IF EXISTS states")
-                self._db.execute(
-                    "CREATE TABLE states"
-                    " (key INTEGER PRIMARY KEY, origin TEXT NOT NULL, record BLOB NOT NULL)"
-                )
-                self._db.execute(f"PRAGMA user_version = {_SCHEMA}")
+        try:
+            self._db = self._open()
+        except sqlite3.OperationalError:  # cannot open, read-only…: not the file's fault
+            raise
+        except sqlite3.DatabaseError as exc:  # not a database, or a damaged one
+            # A cache: starting empty costs its origins a fetch each, where keeping it would
+            # leave every later run of the job without a disk tier.
+            logger.warning("Damaged robots.txt states in %s (%s): starting anew", self.path, exc)
+            for path in (self.path, *(self.path.with_name(self.path.name + end) for end in _AUX)):
+                path.unlink(missing_ok=True)
+            self._db = self._open()
+
+    def _open(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path)
+        try:
+            # The file is this crawl's alone: holding its lock from the first read to the
+            # close spares each read taking and releasing it, and checking that no one else
+            # wrote in between (a look-up 12.6 µs instead of 18.9 at a million origins).
+            # Before WAL mode is entered, so that its index stays in this process's memory
+            # (no -shm file).
+            db.execute("PRAGMA locking_mode = EXCLUSIVE")
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = OFF")
+            (schema,) = db.execute("PRAGMA user_version").fetchone()
+            if schema != _SCHEMA:
+                with db:
+                    db.execute("DROP TABLE IF EXISTS states")
+                    db.execute(
+                        "CREATE TABLE states"
+                        " (key INTEGER PRIMARY KEY, origin TEXT NOT NULL, record BLOB NOT NULL)"
+                    )
+                    db.execute(f"PRAGMA user_version = {_SCHEMA}")
+        except sqlite3.Error:
+            db.close()
+            raise
+        return db
 
     def __len__(self) -> int:
         (count,) = self._db.execute("SELECT count(*) FROM states").fetchone()
