@@ -25,6 +25,7 @@ from scrapy_robotsmeta.robotsmeta.page import (
     rel_nofollow_urls,
 )
 from scrapy_robotsmeta.robotstxt.origin import origin_of
+from scrapy_robotsmeta.startup import check_settings, refuse
 from scrapy_robotsmeta.usage.preferences import (
     NO_PREFERENCES,
     Preferences,
@@ -86,6 +87,7 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
+        check_settings(crawler)
         settings = PackageSettings(crawler.settings)
         if not settings.getbool("ROBOTSMETA_ENABLED"):
             raise NotConfigured
@@ -100,7 +102,7 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
                 dict.fromkeys(map(use_named, settings.getlist("ROBOTSMETA_PURPOSE")))
             )
         except ValueError as exc:
-            raise ValueError(f"ROBOTSMETA_PURPOSE: {exc}") from None
+            refuse(f"ROBOTSMETA_PURPOSE: {exc}")
         # (origin, use) pairs whose refusal was logged: once each, as the first item dropped.
         self._refusals_logged: set[tuple[str, str]] = set()
         self._names = CrawlerToken.from_settings(crawler.settings)
