@@ -8,7 +8,6 @@ import os
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,20 +31,6 @@ ENV = {k: v for k, v in os.environ.items() if not k.startswith("SCRAPY_")}
 COMMAND = [sys.executable, "-m", "scrapy", "robots"]
 # A guard only: every run here takes about a second.
 TIMEOUT = 60
-
-
-@pytest.fixture(scope="module")
-def demo() -> Iterator[dict[str, str]]:
-    """The demo site, served by its own process as ``python demosite.py`` serves it."""
-    process = subprocess.Popen(
-        [sys.executable, str(EXAMPLE_PROJECT / "demosite.py")], stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert process.stdout is not None
-        yield json.loads(process.stdout.readline())
-    finally:
-        process.terminate()
-        process.wait(timeout=TIMEOUT)
 
 
 def run_scrapy_robots(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
