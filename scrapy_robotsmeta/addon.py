@@ -14,7 +14,7 @@ from scrapy_robotsmeta.defaults import DEFAULTS, PackageSettings
 from scrapy_robotsmeta.downloadermiddleware import RobotsTxtMiddleware
 from scrapy_robotsmeta.fetcher import RobotsTxtBodyMiddleware
 from scrapy_robotsmeta.spidermiddleware import RobotsMetaMiddleware
-from scrapy_robotsmeta.startup import check_settings, component_entry, refuse
+from scrapy_robotsmeta.startup import check_start, component_entry, refuse
 from scrapy_robotsmeta.useragent import CrawlerToken
 
 if TYPE_CHECKING:
@@ -66,8 +66,6 @@ class Addon:
         return addon
 
     def update_settings(self, settings: BaseSettings) -> None:
-        if self._crawler is not None:
-            check_settings(self._crawler)  # the earliest point where every setting is known
         for name, value in DEFAULTS.items():
             settings.set(name, value, priority="default")
         self._replace_robotstxt(settings)
@@ -79,6 +77,8 @@ class Addon:
         for format_, exporter in FEED_EXPORTERS.items():
             if format_ not in exporters:
                 exporters.set(format_, exporter, priority="addon")
+        if self._crawler is not None:
+            check_start(self._crawler)  # the earliest point where every setting is known
 
     @staticmethod
     def _replace_robotstxt(settings: BaseSettings) -> None:

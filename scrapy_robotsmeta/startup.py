@@ -25,7 +25,8 @@ from scrapy.settings import SETTINGS_PRIORITIES, default_settings
 from scrapy.utils.conf import build_component_list
 from scrapy.utils.misc import load_object
 
-from scrapy_robotsmeta.defaults import DEFAULTS
+from scrapy_robotsmeta.defaults import DEFAULTS, PackageSettings
+from scrapy_robotsmeta.usage.preferences import use_named
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -144,10 +145,23 @@ def closest_name(name: str) -> str | None:
     return matches[0] if matches else None
 
 
+def purposes(settings: BaseSettings) -> tuple[str, ...]:
+    """The uses ROBOTSMETA_PURPOSE names, each once; one it does not know refuses the crawl."""
+    try:
+        names = PackageSettings(settings).getlist("ROBOTSMETA_PURPOSE")
+        return tuple(dict.fromkeys(map(use_named, names)))
+    except ValueError as exc:
+        refuse(f"ROBOTSMETA_PURPOSE: {exc}")
+
+
 def check_start(crawler: Crawler) -> None:
-    """Everything RobotsTxtMiddleware refuses to start with, checked before it is built."""
+    """Everything the package refuses to start with. The add-on checks it before Scrapy
+    builds any component (Scrapy 2.13 turns an exception raised while it builds them into a
+    second one of its own), RobotsTxtMiddleware again for a crawl enabled by hand."""
     check_settings(crawler)
     settings = crawler.settings
+    if PackageSettings(settings).getbool("ROBOTSMETA_ENABLED"):
+        purposes(settings)
     if not settings.getbool("ROBOTSTXT_OBEY"):
         return
     if not settings.getbool("TWISTED_REACTOR_ENABLED", True):
