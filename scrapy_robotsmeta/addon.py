@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NoReturn
 
 from scrapy import signals
 from scrapy.downloadermiddlewares.httpcompression import HttpCompressionMiddleware
 from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as Builtin
 from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
-from scrapy.utils.misc import load_object
 
 from scrapy_robotsmeta.defaults import DEFAULTS, PackageSettings
 from scrapy_robotsmeta.downloadermiddleware import RobotsTxtMiddleware
 from scrapy_robotsmeta.fetcher import RobotsTxtBodyMiddleware
 from scrapy_robotsmeta.spidermiddleware import RobotsMetaMiddleware
+from scrapy_robotsmeta.startup import check_start, component_entry, refuse
 from scrapy_robotsmeta.useragent import CrawlerToken
 
 if TYPE_CHECKING:
@@ -35,18 +34,13 @@ FEED_EXPORTERS = {
 }
 
 
-def component_entry(
-    components: Mapping[Any, Any], cls: type, subclasses: bool = False
-) -> tuple[Any, Any] | None:
-    """The (key, priority) under which *cls* (or, if asked, a subclass) appears, whether keyed
-    by class or by import path."""
-    for key, priority in components.items():
-        component = load_object(key) if isinstance(key, str) else key
-        if component is cls or (
-            subclasses and isinstance(component, type) and issubclass(component, cls)
-        ):
-            return key, priority
-    return None
+def from_crawler(crawler: Crawler) -> NoReturn:
+    """Scrapy builds an ``ADDONS`` entry through its ``from_crawler``, and an entry that names
+    this module instead of its class reaches this one: say what to write instead."""
+    refuse(
+        "ADDONS names the module scrapy_robotsmeta.addon, not the add-on: write ADDONS = "
+        '{"scrapy_robotsmeta.Addon": 0}'
+    )
 
 
 class Addon:
@@ -83,6 +77,8 @@ class Addon:
         for format_, exporter in FEED_EXPORTERS.items():
             if format_ not in exporters:
                 exporters.set(format_, exporter, priority="addon")
+        if self._crawler is not None:
+            check_start(self._crawler)  # the earliest point where every setting is known
 
     @staticmethod
     def _replace_robotstxt(settings: BaseSettings) -> None:

@@ -32,6 +32,7 @@ from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
 from scrapy_robotsmeta.robotstxt.origin import Origin, origin_of
 from scrapy_robotsmeta.robotstxt.policy import unavailable
 from scrapy_robotsmeta.robotstxt.state import Change, Decision, OriginState, Timing
+from scrapy_robotsmeta.startup import check_start, reported_refusals
 from scrapy_robotsmeta.useragent import CrawlerToken
 from scrapy_robotsmeta.waiting import WaitingRequests
 
@@ -52,14 +53,9 @@ class RobotsTxtMiddleware:
     """A drop-in replacement for ``scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware``."""
 
     def __init__(self, crawler: Crawler) -> None:
+        check_start(crawler)
         if not crawler.settings.getbool("ROBOTSTXT_OBEY"):
             raise NotConfigured
-        if not crawler.settings.getbool("TWISTED_REACTOR_ENABLED", True):
-            # Not NotConfigured: that would crawl without robots.txt, silently.
-            raise RuntimeError(
-                "scrapy_robotsmeta's RobotsTxtMiddleware needs the Twisted reactor (its timers "
-                "and retries run on it); it cannot run with TWISTED_REACTOR_ENABLED = False"
-            )
         settings = PackageSettings(crawler.settings)
         self.crawler = crawler
         self.clock: Clock = crawler_clock(crawler)
@@ -99,7 +95,8 @@ class RobotsTxtMiddleware:
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RobotsTxtMiddleware:
-        return cls(crawler)
+        with reported_refusals():
+            return cls(crawler)
 
     # -- the decision ----------------------------------------------------------------------
 

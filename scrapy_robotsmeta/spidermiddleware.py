@@ -25,11 +25,11 @@ from scrapy_robotsmeta.robotsmeta.page import (
     rel_nofollow_urls,
 )
 from scrapy_robotsmeta.robotstxt.origin import origin_of
+from scrapy_robotsmeta.startup import check_settings, purposes
 from scrapy_robotsmeta.usage.preferences import (
     NO_PREFERENCES,
     Preferences,
     Statement,
-    use_named,
 )
 from scrapy_robotsmeta.useragent import CrawlerToken
 
@@ -84,6 +84,7 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
+        check_settings(crawler)
         settings = PackageSettings(crawler.settings)
         if not settings.getbool("ROBOTSMETA_ENABLED"):
             raise NotConfigured
@@ -93,12 +94,7 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
         self._obey_nofollow = settings.getbool("ROBOTSMETA_OBEY_NOFOLLOW")
         self._obey_rel_nofollow = settings.getbool("ROBOTSMETA_OBEY_REL_NOFOLLOW")
         self._drop_noindex = settings.getbool("ROBOTSMETA_DROP_NOINDEX")
-        try:
-            self._purposes = tuple(
-                dict.fromkeys(map(use_named, settings.getlist("ROBOTSMETA_PURPOSE")))
-            )
-        except ValueError as exc:
-            raise ValueError(f"ROBOTSMETA_PURPOSE: {exc}") from None
+        self._purposes = purposes(crawler.settings)
         # (origin, use) pairs whose refusal was logged: once each, as the first item dropped.
         self._refusals_logged: set[tuple[str, str]] = set()
         self._names = CrawlerToken.from_settings(crawler.settings)

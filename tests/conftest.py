@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import pytest_twisted
@@ -8,6 +12,8 @@ from twisted.internet.task import Clock
 
 from scrapy_robotsmeta.testing import Site
 from tests.redisserver import redis_server
+
+EXAMPLE_PROJECT = Path(__file__).resolve().parents[1] / "example_project"
 
 
 @pytest.fixture
@@ -47,3 +53,17 @@ def redis_url(redis_server_url: str) -> str:
     client.flushall()
     client.close()
     return redis_server_url
+
+
+@pytest.fixture(scope="module")
+def demo() -> Iterator[dict[str, str]]:
+    """The demo site, served by its own process as ``python demosite.py`` serves it."""
+    process = subprocess.Popen(
+        [sys.executable, str(EXAMPLE_PROJECT / "demosite.py")], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stdout is not None
+        yield json.loads(process.stdout.readline())
+    finally:
+        process.terminate()
+        process.wait(timeout=60)

@@ -5,6 +5,7 @@ is obeyed, with warnings for what a user is unlikely to want."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from scrapy_robotsmeta.testing import Site, html, links_page, static
 from tests.crawl import BASE_SETTINGS, FollowAllSpider, crawl, one_page, small_site
 
 RULES = "User-agent: *\nDisallow: /private\n"
+README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 BUILTIN_PATH = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
@@ -132,25 +134,39 @@ async def test_robotstxt_obey_false_checks_nothing(site: Site) -> None:
     assert result.urls == {site.url("/"), site.url("/a")}
 
 
-@deferred_f_from_coro_f
-async def test_enabling_by_hand_is_the_same(site: Site) -> None:
-    """The README's manual settings, without the add-on."""
-    result = await crawl(
-        error_page_site(site),
-        settings={
-            "ADDONS": {},
-            "DOWNLOADER_MIDDLEWARES": {
-                BUILTIN_PATH: None,
-                "scrapy_robotsmeta.RobotsTxtMiddleware": 100,
-            },
-            "SPIDER_MIDDLEWARES": {"scrapy_robotsmeta.RobotsMetaMiddleware": 950},
+def readme_by_hand_settings() -> dict[str, Any]:
+    """The settings of the README's "By hand" block, as a project would have them."""
+    text = README.read_text(encoding="utf-8").split("### By hand", 1)[1]
+    code = text.split("```python", 1)[1].split("```", 1)[0]
+    namespace: dict[str, Any] = {}
+    exec(code, namespace)
+    return {name: value for name, value in namespace.items() if name.isupper()}
+
+
+def components(crawler: Crawler) -> dict[str, Any]:
+    assert crawler.engine is not None
+    return {
+        "downloader": downloader_middlewares(crawler),
+        "spider": [type(mw) for mw in crawler.engine.scraper.spidermw.middlewares],
+        "exporters": {
+            name: load_object(path) for name, path in crawler.settings["FEED_EXPORTERS"].items()
         },
+    }
+
+
+@deferred_f_from_coro_f
+async def test_enabling_by_hand_as_the_readme_says_gives_the_addons_components(
+    site: Site,
+) -> None:
+    """The README's by-hand settings enable exactly what the add-on does, in the same order."""
+    by_hand = await crawl(
+        error_page_site(site), settings={"ADDONS": {}, **readme_by_hand_settings()}
     )
-    mws = downloader_middlewares(result.crawler)
-    assert RobotsTxtMiddleware in mws
-    assert Builtin not in mws
-    assert result.urls == {site.url("/"), site.url("/a")}
-    assert all("robots" in item for item in result.items)
+    with_addon = await crawl(error_page_site(site))
+    assert components(by_hand.crawler) == components(with_addon.crawler)
+    assert Builtin not in downloader_middlewares(by_hand.crawler)
+    assert by_hand.urls == with_addon.urls == {site.url("/"), site.url("/a")}
+    assert all("robots" in item for item in by_hand.items)
 
 
 @deferred_f_from_coro_f

@@ -65,11 +65,12 @@ def test_no_group_for_the_token_is_said_so() -> None:
     assert lines[-1] == "  verdict       allowed"
 
 
-def test_an_outage_lists_every_try_and_their_answers() -> None:
+def test_an_outage_lists_identical_tries_once_with_their_count() -> None:
     state = state_after(answer(503), answer(503), answer(200, b"User-agent: *\nAllow: /\n"))
     lines = check_lines(state.explain("http://example.com/x", "bot"), "bot")
-    assert sum(line.endswith(f"{ROBOTS_URL} 503") for line in lines) == 2
-    assert "  tries         3: 503 503 200" in lines
+    assert f"  robots.txt    {ROBOTS_URL} 503  (2 identical tries)" in lines
+    assert f"                {ROBOTS_URL} 200" in lines
+    assert "  tries         3: 503 x2, 200" in lines
 
 
 def test_exit_status_follows_the_verdict() -> None:

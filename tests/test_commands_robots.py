@@ -8,7 +8,6 @@ import os
 import socket
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,20 +31,6 @@ ENV = {k: v for k, v in os.environ.items() if not k.startswith("SCRAPY_")}
 COMMAND = [sys.executable, "-m", "scrapy", "robots"]
 # A guard only: every run here takes about a second.
 TIMEOUT = 60
-
-
-@pytest.fixture(scope="module")
-def demo() -> Iterator[dict[str, str]]:
-    """The demo site, served by its own process as ``python demosite.py`` serves it."""
-    process = subprocess.Popen(
-        [sys.executable, str(EXAMPLE_PROJECT / "demosite.py")], stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert process.stdout is not None
-        yield json.loads(process.stdout.readline())
-    finally:
-        process.terminate()
-        process.wait(timeout=TIMEOUT)
 
 
 def run_scrapy_robots(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -176,6 +161,25 @@ def test_robots_txt_unavailable_past_the_command_limit_exits_2(
     assert {hop["status"] for hops in check["tries"] for hop in hops} == {503}
     assert "unavailable" in report["error"]
     assert any("ROBOTSTXT_UNAVAILABLE_TIMEOUT" in note for note in report["notes"])
+
+
+def test_inside_a_project_its_give_up_time_applies_and_the_retries_are_said(
+    demo: dict[str, str],
+) -> None:
+    """RFC 9309 §2.3.1.4: an unavailable robots.txt is retried, here for the project's
+    ROBOTSTXT_UNAVAILABLE_TIMEOUT (3 s in the example project), with its retry delay; stderr
+    says so while it waits, and the identical tries are printed once with their count."""
+    done = run_scrapy_robots(f"{demo['down']}/", cwd=EXAMPLE_PROJECT)
+    assert done.returncode == 2
+    [notice] = done.stderr.splitlines()
+    assert notice.startswith(f"scrapy robots: robots.txt of {demo['down']} unavailable (HTTP 503)")
+    assert "; retrying until " in notice
+    assert notice.endswith("(3 s: --robots-timeout, or ROBOTSTXT_UNAVAILABLE_TIMEOUT)")
+    lines = done.stdout.splitlines()
+    [tries] = [line for line in lines if line.startswith("  robots.txt")]
+    assert tries.startswith(f"  robots.txt    {demo['down']}/robots.txt 503  (")
+    assert tries.endswith(" identical tries)")
+    assert "note: robots.txt was retried here for up to 3 s" in lines
 
 
 def test_4xx_robots_txt_allows_all(demo: dict[str, str], tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from scrapy.statscollectors import StatsCollector
 from scrapy.utils.test import get_crawler
 
 from scrapy_robotsmeta import USES, RobotsMetaMiddleware, directives_for, usage_for
+from scrapy_robotsmeta.startup import ConfigurationError
 
 URL = "http://example.com/dir/page.html"
 FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
@@ -233,7 +234,8 @@ def test_purposes_are_read_once_and_an_unknown_one_is_refused_at_start() -> None
     purposes = {"ROBOTSMETA_PURPOSE": "ai-train, AI_Input,ai-train"}
     mw = RobotsMetaMiddleware(get_crawler(Spider, purposes))
     assert mw._purposes == ("ai_train", "ai_input")
-    with pytest.raises(ValueError, match="ROBOTSMETA_PURPOSE: unknown use 'ai-everything'"):
+    refused = "ROBOTSMETA_PURPOSE: unknown use 'ai-everything'"
+    with pytest.raises(ConfigurationError, match=refused):
         RobotsMetaMiddleware(get_crawler(Spider, {"ROBOTSMETA_PURPOSE": ["ai-everything"]}))
 
 

@@ -6,11 +6,13 @@ report holds one :class:`Explanation` per URL requested, in order, then the page
 
 from __future__ import annotations
 
+import itertools
 import json
 from dataclasses import dataclass
 from typing import Any
 
 from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
+from scrapy_robotsmeta.robotstxt.policy import Hop
 from scrapy_robotsmeta.usage.preferences import USES, Preferences
 
 EXIT_ALLOWED = 0
@@ -25,12 +27,11 @@ def check_lines(check: Explanation, token: str) -> list[str]:
     lines = [check.url]
     if check.origin is not None:
         lines.append(_row("origin", str(check.origin)))
-    hops = [hop for hops in check.tries for hop in hops]
-    lines += [_row("robots.txt" if i == 0 else "", str(hop)) for i, hop in enumerate(hops)]
+    lines += _try_lines(check.tries)
     if len(check.tries) > 1:
-        # The hops above say why each failed; here only each try's answer, as "503 503 200".
-        answers = " ".join(hops[-1].answer.split(" ", 1)[0] for hops in check.tries if hops)
-        lines.append(_row("tries", f"{len(check.tries)}: {answers}"))
+        # The hops above say why each failed; here only each try's answer, as "503 x2, 200".
+        answers = [hops[-1].answer.split(" ", 1)[0] for hops in check.tries if hops]
+        lines.append(_row("tries", f"{len(check.tries)}: {_counted(answers)}"))
     lines.append(_row("policy", check.policy_text))
     verdict = check.verdict
     if verdict is not None:
@@ -44,6 +45,25 @@ def check_lines(check: Explanation, token: str) -> list[str]:
     lines += [_row("usage", f"ignored: {reason}") for reason in check.usage_ignored]
     lines.append(_row("verdict", "allowed" if check.allowed else "disallowed"))
     return lines
+
+
+def _try_lines(tries: tuple[tuple[Hop, ...], ...]) -> list[str]:
+    """The hops of each try; a run of identical tries (an outage's retries) once, with its
+    count."""
+    texts: list[str] = []
+    for hops, run in itertools.groupby(tries):
+        count = len(list(run))
+        hop_texts = [str(hop) for hop in hops]
+        if count > 1 and hop_texts:
+            hop_texts[-1] += f"  ({count} identical tries)"
+        texts += hop_texts
+    return [_row("robots.txt" if i == 0 else "", text) for i, text in enumerate(texts)]
+
+
+def _counted(values: list[str]) -> str:
+    """``["503", "503", "200"]`` → ``"503 x2, 200"``."""
+    runs = ((value, len(list(run))) for value, run in itertools.groupby(values))
+    return ", ".join(value if count == 1 else f"{value} x{count}" for value, count in runs)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -14,14 +15,17 @@ from scrapy.exceptions import UsageError
 from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.utils.datatypes import SequenceExclude
 
-from scrapy_robotsmeta.addon import Addon, component_entry
+from scrapy_robotsmeta.addon import Addon
 from scrapy_robotsmeta.commands.report import EXIT_ERROR, Page, Report
 from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.downloadermiddleware import RobotsTxtMiddleware
+from scrapy_robotsmeta.fetcher import FETCH
 from scrapy_robotsmeta.robotsmeta.page import header_values, meta_contents, read_usage_headers
 from scrapy_robotsmeta.robotstxt.explanation import Policy
-from scrapy_robotsmeta.robotstxt.origin import origin_of
+from scrapy_robotsmeta.robotstxt.origin import Origin, origin_of
+from scrapy_robotsmeta.robotstxt.policy import is_unavailable_status
 from scrapy_robotsmeta.spidermiddleware import directives_for, usage_for
+from scrapy_robotsmeta.startup import component_entry
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -33,7 +37,7 @@ if TYPE_CHECKING:
     from scrapy_robotsmeta.robotsmeta.directives import Directives
     from scrapy_robotsmeta.usage.preferences import Preferences
 
-_CMDLINE = SETTINGS_PRIORITIES["cmdline"]
+_PROJECT = SETTINGS_PRIORITIES["project"]
 
 _NOT_ENABLED = (
     "scrapy_robotsmeta.RobotsTxtMiddleware is not enabled: these settings disable Scrapy's "
@@ -171,26 +175,28 @@ class Command(ScrapyCommand):
 
     def _set_robots_timeout(self, option: float | None) -> None:
         """A question about one URL wants an answer within a minute, where a crawl waits out
-        a robots.txt outage for ten: the command's limit is its option, else the command
-        line's ROBOTSTXT_UNAVAILABLE_TIMEOUT, else a minute. Each try still gets up to
-        DOWNLOAD_TIMEOUT within it: a slow robots.txt is not an unavailable one."""
+        a robots.txt outage for ten by default: the command's limit is its option, else the
+        ROBOTSTXT_UNAVAILABLE_TIMEOUT the project (or the command line) sets, else a minute.
+        Each try still gets up to DOWNLOAD_TIMEOUT within it: a slow robots.txt is not an
+        unavailable one."""
         settings = self.settings
         assert settings is not None
         name = "ROBOTSTXT_UNAVAILABLE_TIMEOUT"
         self.crawl_robots_timeout = PackageSettings(settings).getfloat(name)
         if option is not None:
             self.robots_timeout = option
-        elif _on_command_line(settings, name):
+        elif _set_by_user(settings, name):
             self.robots_timeout = self.crawl_robots_timeout
         settings.set(name, self.robots_timeout, priority="cmdline")
-        # A crawl's retry delays (ROBOTSTXT_RETRY_DELAY, doubling up to the maximum) would
-        # leave few retries in the command's limit: shorter ones show whether the outage ends
-        # within it.
+        # The package's default retry delays (doubling up to a minute) would leave few retries
+        # in the command's limit: shorter ones show whether the outage ends within it. Delays
+        # the project sets are its crawl's, and kept.
         delays = (min(1.0, self.robots_timeout / 10), min(10.0, self.robots_timeout / 4))
         for setting, delay in zip(_RETRY_SETTINGS, delays, strict=True):
-            if not _on_command_line(settings, setting):
+            if not _set_by_user(settings, setting):
                 shorter = min(delay, PackageSettings(settings).getfloat(setting))
                 settings.set(setting, shorter, priority="cmdline")
+        settings["DOWNLOADER_MIDDLEWARES"].set(RetryNotice, 999, priority="cmdline")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if len(args) != 1:
@@ -256,5 +262,43 @@ class Command(ScrapyCommand):
         return note
 
 
-def _on_command_line(settings: BaseSettings, name: str) -> bool:
-    return (settings.getpriority(name) or 0) >= _CMDLINE
+def _set_by_user(settings: BaseSettings, name: str) -> bool:
+    """Whether the project, a spider or the command line set *name*."""
+    return (settings.getpriority(name) or 0) >= _PROJECT
+
+
+class RetryNotice:
+    """Says on stderr, at an origin's first unavailable robots.txt answer, that the command
+    retries it and until when: a command that waits in silence looks hung."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        self.timeout = PackageSettings(crawler.settings).getfloat("ROBOTSTXT_UNAVAILABLE_TIMEOUT")
+        self.noticed: set[Origin] = set()
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> RetryNotice:
+        return cls(crawler)
+
+    def process_response(
+        self, request: Request, response: Response, spider: Any = None
+    ) -> Response:
+        if is_unavailable_status(response.status):
+            self._notice(request, f"HTTP {response.status}")
+        return response
+
+    def process_exception(
+        self, request: Request, exception: Exception, spider: Any = None
+    ) -> None:
+        self._notice(request, type(exception).__name__)
+
+    def _notice(self, request: Request, answer: str) -> None:
+        origin = origin_of(request.url)
+        if not request.meta.get(FETCH) or origin is None or origin in self.noticed:
+            return
+        self.noticed.add(origin)
+        until = time.strftime("%H:%M:%S", time.localtime(time.time() + self.timeout))
+        print(
+            f"scrapy robots: robots.txt of {origin} unavailable ({answer}); retrying until "
+            f"{until} ({self.timeout:g} s: --robots-timeout, or ROBOTSTXT_UNAVAILABLE_TIMEOUT)",
+            file=sys.stderr,
+        )
