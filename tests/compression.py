@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import sys
 import zlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -25,24 +25,31 @@ BOMB_SIZE = 128 * 1024 * 1024
 _BLOCK = 16 * 1024 * 1024
 
 
-def zstd_module_name() -> str:
-    return "compression.zstd" if sys.version_info >= (3, 14) else "backports.zstd"
+def module(encoding: str) -> Any:
+    """The module that writes *encoding*; the test is skipped when it is not installed."""
+    if encoding == "br":
+        # The package decodes brotli only where its output can be limited (1.2 and later).
+        return pytest.importorskip("brotli", minversion="1.2")
+    if encoding == "zstd":
+        return pytest.importorskip(
+            "compression.zstd" if sys.version_info >= (3, 14) else "backports.zstd"
+        )
+    assert encoding in ("gzip", "deflate"), encoding
+    return zlib
 
 
 def _compressor(encoding: str) -> tuple[Callable[[bytes], bytes], Callable[[], bytes]]:
     """The step and end of a streaming compressor for *encoding*."""
-    if encoding in ("gzip", "deflate"):
-        wbits = 16 + zlib.MAX_WBITS if encoding == "gzip" else zlib.MAX_WBITS
-        deflater = zlib.compressobj(9, zlib.DEFLATED, wbits)
-        return deflater.compress, deflater.flush
+    writer = module(encoding)
     if encoding == "br":
-        # The package decodes brotli only where its output can be limited (1.2 and later).
-        brotli = pytest.importorskip("brotli", minversion="1.2")
-        compressor = brotli.Compressor(quality=5)
-        return compressor.process, compressor.finish
-    assert encoding == "zstd", encoding
-    zstd_compressor = pytest.importorskip(zstd_module_name()).ZstdCompressor()
-    return zstd_compressor.compress, zstd_compressor.flush
+        brotli = writer.Compressor(quality=5)
+        return brotli.process, brotli.finish
+    if encoding == "zstd":
+        zstd = writer.ZstdCompressor()
+        return zstd.compress, zstd.flush
+    wbits = 16 + zlib.MAX_WBITS if encoding == "gzip" else zlib.MAX_WBITS
+    deflater = zlib.compressobj(9, zlib.DEFLATED, wbits)
+    return deflater.compress, deflater.flush
 
 
 def compress(encoding: str, blocks: Iterable[bytes]) -> bytes:

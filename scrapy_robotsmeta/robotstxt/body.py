@@ -28,9 +28,10 @@ ACCEPT_ENCODING = b"gzip, deflate"
 #: Bytes downloaded past the limit before the download is stopped: a compressed stream needs
 #: a little more than the content it decodes to, and the response's headers count too.
 TRANSFER_MARGIN = 64 * 1024
-#: The most bytes one decoding step takes or gives: what decoding holds besides the content
-#: kept, per encoding, whatever the input expands to.
-PIECE = 16 * 1024
+#: The most bytes one decoding step takes, and asks to give (brotli rounds its output up to
+#: 32 KiB): what decoding holds besides the content kept, per encoding, whatever the input
+#: expands to.
+_PIECE = 16 * 1024
 #: RFC 9659 §3: encoders of the zstd content coding must not need a window over 8 MB, so a
 #: larger one is refused rather than allocated.
 _ZSTD_WINDOW_LOG_MAX = 23
@@ -51,8 +52,8 @@ def decode(body: bytes, content_encoding: bytes, limit: int = MAX_BYTES) -> byte
 
 
 def _pieces(data: bytes) -> Iterator[bytes]:
-    for start in range(0, len(data), PIECE):
-        yield data[start : start + PIECE]
+    for start in range(0, len(data), _PIECE):
+        yield data[start : start + _PIECE]
 
 
 def _first(pieces: Iterator[bytes], limit: int) -> bytes:
@@ -109,14 +110,14 @@ def _inflate(pieces: Iterator[bytes], wbits: int) -> Iterator[bytes]:
     for piece in pieces:
         data = piece
         while True:
-            out = decompressor.decompress(data, PIECE)
+            out = decompressor.decompress(data, _PIECE)
             if out:
                 yield out
             if decompressor.eof:
                 return
             data = decompressor.unconsumed_tail
             # A full piece may leave output pending inside zlib even with no input left.
-            if not data and len(out) < PIECE:
+            if not data and len(out) < _PIECE:
                 break
 
 
@@ -160,7 +161,7 @@ def _unbrotli(brotli: Any, pieces: Iterator[bytes]) -> Iterator[bytes]:
     for piece in pieces:
         data = piece
         while True:
-            out: bytes = decompressor.process(data, output_buffer_limit=PIECE)
+            out: bytes = decompressor.process(data, output_buffer_limit=_PIECE)
             if out:
                 yield out
             if decompressor.is_finished():
@@ -177,7 +178,7 @@ def _unzstd(zstd: Any, pieces: Iterator[bytes]) -> Iterator[bytes]:
     for piece in pieces:
         data = piece
         while True:
-            out: bytes = decompressor.decompress(data, PIECE)
+            out: bytes = decompressor.decompress(data, _PIECE)
             if out:
                 yield out
             if decompressor.eof:
