@@ -5,14 +5,19 @@ saw."""
 from __future__ import annotations
 
 import gzip
+import logging
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
+import pytest
 from scrapy import Request
 from scrapy.utils.defer import deferred_f_from_coro_f, maybe_deferred_to_future
 from twisted.web import http, proxy, server
 
+from scrapy_robotsmeta.robotstxt import MAX_BYTES
 from scrapy_robotsmeta.testing import Site, html, installed_reactor, sequence, static
+from tests.compression import BOMB_SIZE, ENCODINGS, bomb, module
 from tests.crawl import ListSpider, crawl
 from tests.rules import padded
 
@@ -108,16 +113,51 @@ async def test_a_gzipped_robots_txt_larger_than_download_maxsize_applies_its_rul
     assert result.stat("robotstxt/forbidden") == 1
 
 
+@pytest.mark.parametrize("content_encoding", [*ENCODINGS, "gzip, br"])
 @deferred_f_from_coro_f
-async def test_a_gzip_bomb_is_read_to_500_kib_only(site: Site) -> None:
-    """A small compressed body that expands to 200 MB: its first rules apply, and decoding
-    stops at the 500 KiB limit."""
-    bomb = gzip.compress(RULES.encode() + b"\n" * 200_000_000, compresslevel=9)
-    urls = pages(site, static(bomb, headers={"Content-Encoding": "gzip"}))
-    result = await crawl(urls, {"DOWNLOAD_MAXSIZE": 1_000_000}, ListSpider)
+async def test_a_decompression_bomb_is_read_to_500_kib_only(
+    site: Site, content_encoding: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """RFC 9309 §2.5: a small compressed body that expands to 128 MiB, whichever encoding
+    the server chose (robots.txt requests accept only gzip and deflate; a server may send
+    any): its first rules apply, the rest is ignored (logged and counted), and the whole
+    crawl allocates less than a quarter of what the bomb expands to."""
+    bomb_body = bomb(content_encoding, RULES.encode())
+    urls = pages(site, static(bomb_body, headers={"Content-Encoding": content_encoding}))
+    tracemalloc.start()
+    try:
+        with caplog.at_level(logging.INFO, logger="scrapy_robotsmeta"):
+            result = await crawl(urls, {"DOWNLOAD_MAXSIZE": 1_000_000}, ListSpider)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
     assert site.hits["/private"] == 0
     assert result.stat("robotstxt/forbidden") == 1
     assert result.stat("robotstxt/truncated") == 1
+    assert f"is larger than {MAX_BYTES} bytes; the rest is ignored" in caplog.text
+    assert result.stat("robotstxt/undecodable") == 0
+    assert page_hits(site) == 5
+    assert peak < BOMB_SIZE // 4
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@deferred_f_from_coro_f
+async def test_a_damaged_compressed_robots_txt_is_unavailable_then_retried(
+    site: Site, encoding: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """RFC 9309 §2.3.1.4: a body that does not decode as its Content-Encoding says is not the
+    site's rules, nor "no robots.txt": the origin waits, logged and counted, and the retry's
+    answer applies."""
+    module(encoding)
+    damaged = static(b"\xff" * 64, headers={"Content-Encoding": encoding})
+    urls = pages(site, sequence(damaged, static(RULES)))
+    with caplog.at_level(logging.INFO, logger="scrapy_robotsmeta"):
+        result = await crawl(urls, {"ROBOTSTXT_RETRY_DELAY": 0.1}, ListSpider)
+    assert f"unavailable (body not decodable ({encoding}: " in caplog.text
+    assert result.stat("robotstxt/undecodable") == 1
+    assert site.hits["/robots.txt"] == 2
+    assert site.hits["/private"] == 0
+    assert page_hits(site) == 5
 
 
 class Streamed:
