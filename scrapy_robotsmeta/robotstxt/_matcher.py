@@ -6,8 +6,10 @@ one that explains a verdict), so within a list the first match is the best one. 
 match a path that starts with its literal prefix (the text before its first ``*``): a small
 group first asks whether the path starts with any of its prefixes, one C-level
 ``str.startswith`` that rules most checks out at once. A large group is indexed (``_Index``) so
-that a check looks at a handful of its rules, however many it has and whatever they say: a
-hostile file may hold tens of thousands of ``/*x…`` rules, checked against 8 KB URLs.
+that a check looks at a handful of its rules, however many it has. A hostile file can still
+make thousands of them look worth trying (tens of thousands of ``/*x…`` rules alike, checked
+against 8 KB URLs): one check does at most ``WORK_BOUND`` of work, and past it answers
+disallowed, no rule deciding.
 Everything is built on first use: most groups of a file are never selected.
 
 A cache may hold thousands of origins, each with a compiled group, so a group's compiled rules
