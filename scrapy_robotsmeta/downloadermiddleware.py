@@ -134,7 +134,16 @@ class RobotsTxtMiddleware:
         assert state.rules is not None
         token = self.token.for_request(request)
         if not state.rules.allowed(request.url, token):
-            why = str(state.explain(request.url, token))
+            explanation = state.explain(request.url, token)
+            if explanation.verdict is not None and explanation.verdict.undecided:
+                self.stats.inc_value("robotstxt/undecided")
+                logger.info(
+                    "robots.txt of %(origin)s has too many rules to try for %(request)s within "
+                    "the bound of one check: refused, as if disallowed",
+                    {"origin": state.origin, "request": request},
+                    extra={"spider": self.crawler.spider},
+                )
+            why = str(explanation)
             logger.debug(
                 "Forbidden by robots.txt: %(request)s, by %(why)s",
                 {"request": request, "why": why},

@@ -10,6 +10,13 @@ from scrapy_robotsmeta import RobotsTxt, Rule
 BASE = "https://example.com"
 UA = "mybot"
 
+# Rules alike (one long run of "a" and a mark): every run of three characters they hold is
+# in the URL below, no rule is, and CPython's search compares the run at each position.
+NEAR_MISSES = "User-agent: *\n" + "".join(
+    f"Disallow: /*{'a' * (41 + i // 20)}{'bcdefghijklmnopqrstu'[i % 20]}aa\n" for i in range(1000)
+)
+NEAR_MISS_PATH = "/" + "".join(f"aa{mark}aa" for mark in "bcdefghijklmnopqrstu") + "a" * 8000
+
 
 def parse(text: str) -> RobotsTxt:
     return RobotsTxt.parse(text.encode("utf-8"))

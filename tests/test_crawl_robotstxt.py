@@ -4,8 +4,10 @@ selects its group."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any, cast
 
+import pytest
 from pydispatch import dispatcher
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest
@@ -16,6 +18,7 @@ from twisted.web.server import NOT_DONE_YET
 from scrapy_robotsmeta import RobotsTxtMiddleware
 from scrapy_robotsmeta.testing import Site, delayed, html, sequence, static
 from tests.crawl import FAST_RETRY, ListSpider, crawl, make_crawler, pages_fetched, small_site
+from tests.rules import NEAR_MISS_PATH, NEAR_MISSES
 
 RULES = "User-agent: *\nDisallow: /private\n"
 
@@ -203,3 +206,25 @@ async def test_1000_requests_to_a_new_origin_one_fetch_every_request_checked(sit
     assert result.stat("robotstxt/forbidden") == 900
     assert sorted(set(result.downloaded) - {site.url("/robots.txt")}) == sorted(public)
     assert not [path for path in site.requested() if path.startswith("/private/")]
+
+
+@deferred_f_from_coro_f
+async def test_check_past_the_work_bound_is_refused_counted_and_logged(
+    site: Site, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A URL whose check would take more work than one check may (a hostile robots.txt) is
+    refused as disallowed, with a stat and an INFO line; its rules still decide other URLs."""
+    site.add(
+        {
+            "/robots.txt": static(NEAR_MISSES),
+            NEAR_MISS_PATH: html("long"),
+            "/short": html("short"),
+        }
+    )
+    urls = [site.url(NEAR_MISS_PATH), site.url("/short")]
+    with caplog.at_level(logging.INFO, logger="scrapy_robotsmeta"):
+        result = await crawl(urls, {"URLLENGTH_LIMIT": 20_000}, ListSpider)
+    assert pages_fetched(site) == {"/short"}
+    assert result.stat("robotstxt/undecided") == 1
+    assert result.stat("robotstxt/forbidden") == 1
+    assert "has too many rules to try for <GET" in caplog.text

@@ -9,6 +9,7 @@ check that every verdict is still right; how fast they are checked is measured b
 
 from __future__ import annotations
 
+import pickle
 import re
 
 import pytest
@@ -17,7 +18,15 @@ from hypothesis import strategies as st
 
 from scrapy_robotsmeta import RobotsTxt, Rule
 from scrapy_robotsmeta.robotstxt import MAX_BYTES
-from tests.rules import BASE, allows, deciding, disallowing, parse
+from tests.rules import (
+    BASE,
+    NEAR_MISS_PATH,
+    NEAR_MISSES,
+    allows,
+    deciding,
+    disallowing,
+    parse,
+)
 
 # --------------------------------------------------------------------------------------------
 # Precedence
@@ -407,3 +416,75 @@ def test_only_the_first_500_kib_is_parsed() -> None:
     assert rules.truncated
     assert not rules.allowed("https://example.com/private", "bot")
     assert rules.allowed("https://example.com/late", "bot")
+
+
+# --------------------------------------------------------------------------------------------
+# The index and the bound on one check's work
+# --------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    rules=st.lists(_RULE, min_size=32, max_size=120),
+    paths=st.lists(_PATH_TEXT, min_size=1, max_size=10),
+)
+def test_indexed_group_verdicts_match_a_literal_reading_of_the_rfc(
+    rules: list[tuple[bool, str]], paths: list[str]
+) -> None:
+    """RFC 9309 §2.2.2: a group indexed by prefix, by last piece and by runs of its pieces,
+    its crowded prefixes looked up whole, gives the verdict of the longest match."""
+    lines = [f"{'Allow' if allow else 'Disallow'}: {path}" for allow, path in rules]
+    parsed = RobotsTxt.parse("\n".join(["User-agent: *", *lines]).encode())
+    for path in paths:
+        assert parsed.allowed(BASE + "/" + path, "bot") is _oracle(rules, "/" + path), path
+
+
+def test_longest_match_wins_among_rules_sharing_a_prefix() -> None:
+    """RFC 9309 §2.2.2: 40 rules with one prefix (looked up whole) and wildcard rules alike
+    decide as the longest match, allow winning a tie, whatever their number."""
+    lines = [f"Disallow: /aaaa{i}\n" for i in range(40)]
+    lines += [f"Allow: /aaaa{i}x\n" for i in range(0, 40, 2)]
+    lines += [f"Disallow: /*a{i}yz$\n" for i in range(40)]
+    lines += ["Allow: /*a7yz$\n"]
+    rules = parse("User-agent: *\n" + "".join(lines))
+    assert not allows(rules, "/aaaa39")
+    assert allows(rules, "/aaaa38x")
+    assert not allows(rules, "/aaaa37x")
+    assert allows(rules, "/aaaa")
+    assert not allows(rules, "/q/a12yz")
+    assert allows(rules, "/q/a12yzz")
+    assert deciding(rules, "/q/a7yz") == Rule(True, "/*a7yz$", 102)
+
+
+def test_repeated_rule_decides_by_its_first_line() -> None:
+    """RFC 9309 §2.2.2: of rules with one path, allow wins, else the first written explains
+    the verdict; the repeats change nothing."""
+    rules = parse("User-agent: *\n" + "Disallow: /*x*y\n" * 50 + "Allow: /*x*y\n")
+    assert allows(rules, "/axby")
+    assert deciding(rules, "/axby") == Rule(True, "/*x*y", 52)
+    rules = parse("User-agent: *\n" + "Disallow: /*x*y\n" * 50)
+    assert deciding(rules, "/axby") == Rule(False, "/*x*y", 2)
+
+
+def test_check_past_the_work_bound_is_undecided_and_disallowed() -> None:
+    """A check that would compare more characters than one check may (a hostile file) is
+    answered as disallowed with no deciding rule, and says so."""
+    rules = parse(NEAR_MISSES)
+    verdict = rules.explain(BASE + NEAR_MISS_PATH, "bot")
+    assert verdict.undecided
+    assert not verdict.allowed
+    assert verdict.rule is None
+    assert str(verdict) == "disallowed: too many rules to try to decide (group *)"
+    assert not rules.allowed(BASE + NEAR_MISS_PATH, "bot")
+    # The same rules decide a short path: the bound is on work, not on the file.
+    assert allows(rules, "/" + "a" * 41 + "bbb")
+    assert not allows(rules, "/" + "a" * 41 + "baa")
+
+
+def test_work_bound_answer_survives_the_record() -> None:
+    """The compiled index and its answer past the bound are the same read back."""
+    rules = parse(NEAR_MISSES)
+    rules.allowed(BASE + "/", "bot")
+    again = pickle.loads(pickle.dumps(rules))
+    assert again.explain(BASE + NEAR_MISS_PATH, "bot").undecided
+    assert not allows(again, "/" + "a" * 41 + "baa")

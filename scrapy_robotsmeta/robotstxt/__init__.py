@@ -83,11 +83,19 @@ class Verdict:
     #: The ``User-agent`` values of the group that applied; None when none did.
     agents: tuple[str, ...] | None
 
+    @property
+    def undecided(self) -> bool:
+        """Whether the group's rules would have taken more work to match than a check may
+        do (a hostile file): the URL is disallowed, and no rule decided."""
+        return not self.allowed and self.rule is None
+
     def __str__(self) -> str:
         """``Disallow: /x (line 7, group a b)``, or why no rule decided."""
         if self.agents is None:
             return "allowed: no group applies"
         group = f"group {' '.join(self.agents)}"
+        if self.undecided:
+            return f"disallowed: too many rules to try to decide ({group})"
         if self.rule is None:
             return f"allowed: no rule matches ({group})"
         return f"{self.rule.field}: {self.rule.path} (line {self.rule.line}, {group})"
@@ -288,8 +296,8 @@ class RobotsTxt:
         if group is None:
             return Verdict(True, None, None)
         path = _path_of(url)
-        rule = None if path == "/robots.txt" else group.deciding_rule(path)
-        return Verdict(rule is None or rule.allow, rule, group.agents)
+        allowed, rule = (True, None) if path == "/robots.txt" else group.deciding_rule(path)
+        return Verdict(allowed, rule, group.agents)
 
     def allowed(self, url: str, user_agent: str) -> bool:
         """Whether the crawler named by *user_agent* (a product token or a full User-Agent

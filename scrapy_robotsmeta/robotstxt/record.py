@@ -31,7 +31,8 @@ from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Kind
 from scrapy_robotsmeta.robotstxt.state import SNAPSHOT_VERSION, OriginState
 
 # The shape of a record's bytes, the snapshot's aside (3: the groups no check compiled and the
-# sitemaps pickled apart, read on demand; 4: a checksum after the version). A record starts with
+# sitemaps pickled apart, read on demand; 4: a checksum after the version, and a compiled
+# group's table with a weight per rule and index keys of three kinds). A record starts with
 # both versions: a change of either leaves older records unread, and a change of this one alone
 # leaves a fleet's states in Redis as they are.
 _SHAPE = 4
