@@ -137,10 +137,11 @@ class RobotsTxtCore:
     def fetch_left(self, state: OriginState, now: float, until: float) -> bool:
         """Another process fetches (or fetched) the origin: start no fetch before *until*,
         end the hold, and say whether its requests can be decided now."""
-        state.defer_fetch(until)
         self._end(self._holds, state.origin)
         if state.decide(now) is not Decision.WAIT:
+            state.defer_fetch(None)
             return True
+        state.defer_fetch(until)
         self._schedule(state, now)
         return False
 

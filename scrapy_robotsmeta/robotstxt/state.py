@@ -222,12 +222,13 @@ class OriginState:
             return Change.OUTAGE_STARTED
         return Change.STILL_DOWN
 
-    def defer_fetch(self, until: float) -> None:
-        """Start no fetch before *until*: another process holds the fetch, so the one this
-        process began is not made."""
+    def defer_fetch(self, until: float | None) -> None:
+        """The fetch this process began is not made: another process made it or makes it.
+        Start none before *until* (None: the state another process published decides)."""
         self.changes += 1
         self.fetching = False
-        self.retry_at = until
+        if until is not None:
+            self.retry_at = until
 
     def give_up(self, now: float, timing: Timing) -> None:
         """End an outage that lasted past its deadline: drop the origin's requests for one
