@@ -332,8 +332,8 @@ class RobotsTxtMiddleware:
         self._timers.pop(state.origin, None)
         now = self.clock.seconds()
         if state.deadline_passed(now) and not state.given_up:
-            state.give_up(now, self.timing)
             self._log_give_up(state, now)
+            state.give_up(now, self.timing)
             self._tasks.run(self._publish_and_release(state))
         else:
             self._advance(state)
@@ -380,12 +380,15 @@ class RobotsTxtMiddleware:
             )
 
     def _log_give_up(self, state: OriginState, now: float) -> None:
+        # How long it was down by this process's clock (another process's outage, adopted,
+        # is moved to it), not the setting: a skewed clock would show there.
+        down_since = now if state.down_since is None else state.down_since
         self.stats.inc_value("robotstxt/given_up")
         logger.warning(
             "robots.txt of %s unavailable for %.0f s (last: %s); giving up on this origin: "
             "its requests are dropped for the next %.0f s",
             state.origin,
-            self.timing.unavailable_timeout,
+            now - down_since,
             state.reason,
             self.timing.expiration,
             extra={"spider": self.crawler.spider},
@@ -480,12 +483,17 @@ class RobotsTxtMiddleware:
             self._start_polling()
 
     def _spider_idle(self) -> None:
-        parked = set(self.storage.parked_origins())
-        waiting = [origin for origin in self._pending if origin in parked]
+        # Every origin with parked requests, not only those this process waits on: a shared
+        # storage also holds requests that reached it after their origin's release here, or
+        # that a stopped process left; the crawl stays open until they are decided.
+        waiting = self.storage.parked_origins()
         for origin in waiting:
             if origin not in self._timers:
-                # Nothing would ever wake these requests (a fault in this middleware):
-                # fetch again rather than keep the crawl open for nothing.
+                # Nothing may wake these requests (a release that missed them, or a fault in
+                # this middleware): act on their origin rather than keep the crawl open for
+                # nothing.
+                self._pending.add(origin)
+                self._start_parking()
                 self._advance(self.states.get_or_create(origin))
         if waiting:
             raise DontCloseSpider
