@@ -246,6 +246,8 @@ async def test_redis_failing_mid_crawl_loses_nothing(
     assert caplog.text.count("Redis answers again") == recovered
     assert max(1, failures - 1) <= recovered <= failures
     assert stat("robotstxt/dropped_on_close") == 0
+    # Each parked request is counted where it waited once, however many writes failed.
+    assert stat("robotstxt/parked/memory") == stat("robotstxt/parked")
 
 
 def storage_of_a_worker(redis_url: str, clock: Clock) -> RedisStorage:
@@ -474,4 +476,5 @@ async def test_redis_failing_while_a_request_is_written_loses_nothing_silently(
     assert "Redis failed" in caplog.text
     assert page_hits(site) == ["/p/0"]
     assert result.stat("robotstxt/dropped_on_close") == 0
+    assert result.stat("robotstxt/parked/memory") == 1
     assert result.stat("test/errback_count") == 0
