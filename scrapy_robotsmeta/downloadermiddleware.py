@@ -187,7 +187,8 @@ class RobotsTxtMiddleware:
         elif action is Action.RELEASE:
             self._start_release(state)
         elif action is Action.GIVE_UP:
-            report_give_up(self.stats, state, self.core.timing, self.crawler.spider)
+            down_for = self.core.give_up(state, self.clock.seconds())
+            report_give_up(self.stats, state, down_for, self.core.timing, self.crawler.spider)
             self._run(self._publish_and_release(state), f"Giving up on {state.origin}", state)
         elif action is Action.END_HOLD:
             self.waiting.wake(state.origin)
@@ -320,12 +321,13 @@ class RobotsTxtMiddleware:
             self._start_polling()
 
     def _spider_idle(self) -> None:
+        # Every origin with parked requests, not only those this process waits on: a shared
+        # storage also holds requests that reached it after their origin's release here, or
+        # that a stopped process left; the crawl stays open until they are decided.
         parked = self.storage.parked_origins()
-        # Nothing would ever wake these requests (a fault somewhere): act on them again rather
-        # than keep the crawl open for nothing.
         for origin in self.core.unattended(parked):
             self._waiting(origin)
-        if any(self.core.is_pending(origin) for origin in parked):
+        if parked:
             raise DontCloseSpider
 
     async def _spider_closed(self) -> None:

@@ -54,14 +54,20 @@ def report_change(
 
 
 def report_give_up(
-    stats: StatsCollector, state: OriginState, timing: Timing, spider: Spider | None
+    stats: StatsCollector,
+    state: OriginState,
+    down_for: float,
+    timing: Timing,
+    spider: Spider | None,
 ) -> None:
+    """*down_for*: how long the outage lasted as this process saw it (not the setting: a
+    skewed clock, a pause, would show there)."""
     stats.inc_value("robotstxt/given_up")
     logger.warning(
         "robots.txt of %s unavailable for %.0f s (last: %s); giving up on this origin: "
         "its requests are dropped for the next %.0f s",
         state.origin,
-        timing.unavailable_timeout,
+        down_for,
         state.reason,
         timing.expiration,
         extra={"spider": spider},

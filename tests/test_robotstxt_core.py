@@ -97,6 +97,7 @@ def test_outage_is_given_up_at_its_deadline() -> None:
             break
         assert action is Action.FETCH
     assert now == TIMING.unavailable_timeout
+    assert robots.give_up(state, now) == TIMING.unavailable_timeout  # as observed
     assert robots.check(ORIGIN, now).decision is Decision.DROP
 
 

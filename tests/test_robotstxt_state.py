@@ -15,6 +15,9 @@ from scrapy_robotsmeta.robotstxt.state import (
     Decision,
     OriginState,
     Timing,
+    same_snapshot,
+    shift_times,
+    unreadable,
 )
 
 TIMING = Timing()
@@ -224,3 +227,49 @@ def test_outage_begins_when_its_first_try_began() -> None:
     assert state.down_since == 100.0
     assert state.give_up_at == 130.0
     assert state.deadline_passed(130.0)
+
+
+def outage() -> OriginState:
+    return fetched(unavailable("HTTP 503"), now=1000.0)
+
+
+def test_a_snapshot_moved_to_another_clock_and_back_is_the_same_state() -> None:
+    """A shared storage publishes times in its own clock: moved there and back, a snapshot
+    says the same, and its times moved by exactly the difference between the clocks."""
+    snapshot = outage().snapshot()
+    there = shift_times(snapshot, 1.7e9 + 0.123)
+    assert there["down_since"] == pytest.approx(1000.0 + 1.7e9 + 0.123)
+    assert there["give_up_at"] - there["down_since"] == pytest.approx(TIMING.unavailable_timeout)
+    assert there["expires_at"] == 0.0  # never decided: not a time
+    assert same_snapshot(shift_times(there, -1.7e9 - 0.123), snapshot)
+    assert not same_snapshot(shift_times(snapshot, 0.5), snapshot)
+
+
+def test_a_snapshot_of_this_version_is_readable() -> None:
+    assert unreadable(outage().snapshot()) is None
+    assert unreadable(fetched(RULES).snapshot()) is None
+
+
+@pytest.mark.parametrize(
+    ("change", "why"),
+    [
+        ({"version": 3}, "version 3"),
+        ({"tries": [["http://x/robots.txt", "503", None]]}, "'tries'"),
+        ({"retry_at": "soon"}, "'retry_at'"),
+        ({"given_up": 0}, "'given_up'"),
+        ({"kind": "maybe"}, "'kind'"),
+        ({"expires_at": float("nan")}, "'expires_at'"),
+    ],
+)
+def test_a_snapshot_this_version_cannot_read_says_why(change: dict[str, object], why: str) -> None:
+    snapshot = {**outage().snapshot(), **change}
+    reason = unreadable(snapshot)
+    assert reason is not None
+    assert why in reason
+
+
+def test_a_snapshot_missing_a_field_or_not_an_object_is_unreadable() -> None:
+    snapshot = outage().snapshot()
+    del snapshot["give_up_at"]
+    assert unreadable(snapshot) == "no 'give_up_at'"
+    assert unreadable([1, 2]) == "not a JSON object"

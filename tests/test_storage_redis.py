@@ -6,7 +6,10 @@ processes); each has its own cache, parking and fetcher, and they meet only in R
 
 from __future__ import annotations
 
+import json
 import logging
+import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,13 +25,15 @@ from scrapy.utils.defer import (
 from twisted.internet.defer import DeferredList
 from twisted.internet.task import Clock, deferLater
 
+from scrapy_robotsmeta.reactor import Clock as ClockProtocol
 from scrapy_robotsmeta.robotstxt.cache import OriginCache
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import unavailable
 from scrapy_robotsmeta.robotstxt.state import OriginState, Timing
+from scrapy_robotsmeta.serializers import RequestCodec
 from scrapy_robotsmeta.storage import RedisStorage
 from scrapy_robotsmeta.storage.redis import StorageConfigError
-from scrapy_robotsmeta.testing import Site, delayed, html, sequence, static
+from scrapy_robotsmeta.testing import Site, delayed, html, installed_reactor, sequence, static
 from tests.crawl import ListSpider, crawl, make_crawler, stop_when
 from tests.redisserver import free_port, redis_server
 
@@ -241,6 +246,8 @@ async def test_redis_failing_mid_crawl_loses_nothing(
     assert caplog.text.count("Redis answers again") == recovered
     assert max(1, failures - 1) <= recovered <= failures
     assert stat("robotstxt/dropped_on_close") == 0
+    # Each parked request is counted where it waited once, however many writes failed.
+    assert stat("robotstxt/parked/memory") == stat("robotstxt/parked")
 
 
 def storage_of_a_worker(redis_url: str, clock: Clock) -> RedisStorage:
@@ -269,7 +276,205 @@ async def test_a_retry_another_worker_just_made_is_not_made_again(
 
     late = OriginState(origin)  # found the retry due before the outcome was published
     assert not await second.claim_fetch(late)
-    assert late.retry_at == retried.retry_at
+    # Each worker reads Redis's clock against its own (here one that stands still while real
+    # time passes): the schedule comes through to within the time between the two readings.
+    assert late.retry_at == pytest.approx(retried.retry_at, abs=1.0)
     assert client(redis_url).get(f"{PREFIX}:lease:{origin}") is None
     await first.close()
     await second.close()
+
+
+# -- what Redis holds may be damaged --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "snapshot",
+    [
+        b"not json",
+        b'{"version": 4, "kind": "rules"}',
+        b'{"version": 4, "kind": "rules", "reason": "", "tries": "none", "expires_at": 1e12,'
+        b' "given_up": false, "down_since": null, "failures": 0, "retry_at": null,'
+        b' "give_up_at": null}',
+        b"[1, 2]",
+    ],
+    ids=["not-json", "fields-missing", "field-of-another-type", "not-an-object"],
+)
+@deferred_f_from_coro_f
+async def test_a_damaged_state_in_redis_is_ignored_and_replaced_by_the_next_fetch(
+    site: Site, redis_url: str, snapshot: bytes, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A state this version cannot read is no reason to stop: one WARNING, a stat, and the
+    origin is fetched as if Redis had nothing, its pages crawled; the fetch overwrites it."""
+    urls = pages(site, 50, ALLOW)
+    key = f"{PREFIX}:state:{site.origin}"
+    client(redis_url).hset(key, mapping={"snapshot": snapshot, "body": b""})
+    with caplog.at_level(logging.WARNING):
+        result = await crawl(urls, settings(redis_url, CLOSESPIDER_TIMEOUT=60), ListSpider)
+    assert result.stat("finish_reason") == "finished"
+    assert len(page_hits(site)) == 50
+    assert site.hits["/robots.txt"] == 1
+    assert result.stat("robotstxt/redis/unreadable_state") == 1
+    assert caplog.text.count(f"Ignored the robots.txt state of {site.origin} in Redis") == 1
+    published = client(redis_url).hget(key, "snapshot")
+    assert isinstance(published, bytes)
+    assert json.loads(published)["kind"] == "rules"
+
+
+@deferred_f_from_coro_f
+async def test_a_malformed_parked_request_is_skipped_not_its_neighbours(
+    site: Site, redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An entry of a parked list that does not load is logged, counted and skipped; the
+    requests popped with it are crawled."""
+    urls = pages(site, 2, ALLOW)
+    crawler = make_crawler(ListSpider)
+    spider = crawler.spider = ListSpider.from_crawler(crawler, start_urls=[])
+    codec = RequestCodec.from_crawler(crawler)
+    first, second = (codec.dump(Request(url, callback=spider.parse_page)) for url in urls)
+    assert first is not None
+    assert second is not None
+    redis = client(redis_url)
+    redis.rpush(f"{PREFIX}:parked:{site.origin}", first, b"not a pickle", second)
+    redis.sadd(f"{PREFIX}:parked-origins", str(site.origin))
+    with caplog.at_level(logging.WARNING):
+        result = await crawl([], settings(redis_url), ListSpider)
+    assert sorted(page_hits(site)) == ["/p/0", "/p/1"]
+    assert result.stat("robotstxt/redis/malformed") == 1
+    assert f"Skipped 1 request(s) parked in Redis for {site.origin}" in caplog.text
+    assert not redis.exists(f"{PREFIX}:parked:{site.origin}", f"{PREFIX}:parked-origins")
+
+
+# -- one clock for the fleet --------------------------------------------------------------
+
+
+class SkewedClock:
+    """The reactor's time, off by *skew* seconds: a worker whose clock is wrong."""
+
+    def __init__(self, skew: float) -> None:
+        self.skew = skew
+        self.reactor: ClockProtocol = installed_reactor()
+
+    def seconds(self) -> float:
+        return self.reactor.seconds() + self.skew
+
+    def callLater(self, delay: float, callable: Callable[..., Any], *args: Any, **kw: Any) -> Any:
+        return self.reactor.callLater(delay, callable, *args, **kw)
+
+
+@deferred_f_from_coro_f
+async def test_a_worker_whose_clock_is_ahead_keeps_the_fleets_outage_schedule(
+    site: Site, redis_url: str
+) -> None:
+    """The outage's give-up time is shared in Redis's clock: a worker a minute ahead, which
+    adopts an outage another worker started, waits for the same retries instead of finding
+    the deadline a minute past and giving the origin up for the whole fleet."""
+    failing = delayed(0.5, UNAVAILABLE)
+    urls = pages(site, 10, sequence(failing, failing, failing, ALLOW))
+    extra = {
+        "ROBOTSTXT_RETRY_DELAY": 0.2,
+        "ROBOTSTXT_RETRY_MAX_DELAY": 0.2,
+        "ROBOTSTXT_UNAVAILABLE_TIMEOUT": 20,
+    }
+    on_time = make_crawler(ListSpider, settings(redis_url, **extra))
+    ahead = make_crawler(ListSpider, settings(redis_url, **extra), SkewedClock(60.0))
+    first = deferred_from_coro(crawl(urls[:5], crawler=on_time))
+    # Its second try in flight (the lease held): the worker ahead adopts the outage.
+    assert on_time.stats is not None
+    await wait_for(lambda: on_time.stats.get_value("robotstxt/request_count", 0) >= 2)
+    second = deferred_from_coro(crawl(urls[5:], crawler=ahead))
+    results = await together(first, second)
+    assert sorted(page_hits(site)) == sorted(f"/p/{i}" for i in range(10))
+    assert [r.stat("robotstxt/given_up") for r in results] == [0, 0]
+    assert results[1].stat("robotstxt/redis/adopted") >= 1
+    published = client(redis_url).hget(f"{PREFIX}:state:{site.origin}", "snapshot")
+    assert isinstance(published, bytes)
+    assert abs(json.loads(published)["expires_at"] - 86400 - time.time()) < 30
+
+
+@deferred_f_from_coro_f
+async def test_the_give_up_says_how_long_the_outage_was_seen(
+    site: Site, redis_url: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The give-up WARNING reports the outage's length as measured, in one clock, by a worker
+    whose clock is off: not a minute more or less."""
+    urls = pages(site, 3, UNAVAILABLE)
+    extra = {"ROBOTSTXT_RETRY_DELAY": 0.2, "ROBOTSTXT_UNAVAILABLE_TIMEOUT": 2}
+    on_time = make_crawler(ListSpider, settings(redis_url, **extra))
+    behind = make_crawler(ListSpider, settings(redis_url, **extra), SkewedClock(-60.0))
+    with caplog.at_level(logging.WARNING):
+        first = deferred_from_coro(crawl(urls[:2], crawler=on_time))
+        assert on_time.stats is not None
+        await wait_for(lambda: on_time.stats.get_value("robotstxt/outcome/unavailable", 0) >= 1)
+        results = await together(first, deferred_from_coro(crawl(urls[2:], crawler=behind)))
+    assert not page_hits(site)
+    assert sum(r.stat("robotstxt/given_up") for r in results) >= 1
+    assert sum(r.stat("robotstxt/unavailable_dropped") for r in results) == 3
+    assert re.findall(r"unavailable for (\d+) s", caplog.text)
+    assert set(re.findall(r"unavailable for (\d+) s", caplog.text)) <= {"2", "3"}
+
+
+# -- a lone process -------------------------------------------------------------------------
+
+
+@deferred_f_from_coro_f
+async def test_a_lone_process_waits_for_the_retries_of_an_unavailable_robots_txt(
+    site: Site, redis_url: str
+) -> None:
+    """RFC 9309 §2.3.1.4: an unavailable robots.txt is retried; a crawl that is no fleet (a
+    plain spider) stays open for the retries while its requests wait in Redis, and crawls
+    them once robots.txt answers, as it would with MemoryStorage."""
+    urls = pages(site, 30, sequence(UNAVAILABLE, UNAVAILABLE, ALLOW))
+    extra = {"ROBOTSTXT_RETRY_DELAY": 1.0, "ROBOTSTXT_RETRY_MAX_DELAY": 1.0}
+    result = await crawl(urls, settings(redis_url, **extra), ListSpider)
+    assert result.stat("robotstxt/redis/parked") == 30
+    assert sorted(page_hits(site)) == sorted(f"/p/{i}" for i in range(30))
+    assert result.stat("robotstxt/parked/memory") == result.stat("robotstxt/parked")
+
+
+class SlowWriteRedisStorage(RedisStorage):
+    """A RedisStorage whose writes of parked requests take a second to reach Redis."""
+
+    async def _push(self, origin: Origin, batch: list[bytes]) -> None:
+        await maybe_deferred_to_future(deferLater(installed_reactor(), 1.0, lambda: None))
+        await super()._push(origin, batch)
+
+
+def slow_write_settings(redis_url: str) -> dict[str, Any]:
+    # No hold: the start request is parked at once, while its robots.txt is being fetched.
+    return settings(redis_url, ROBOTSTXT_STORAGE=SlowWriteRedisStorage, ROBOTSTXT_HOLD_TIME=0)
+
+
+@deferred_f_from_coro_f
+async def test_a_request_written_to_redis_after_its_release_is_still_crawled(
+    site: Site, redis_url: str
+) -> None:
+    """A request being written to Redis when its robots.txt answers is released once the
+    write ends: the crawl does not close with it left in Redis."""
+    urls = pages(site, 1, ALLOW)
+    result = await crawl(urls, slow_write_settings(redis_url), ListSpider)
+    assert result.stat("robotstxt/parked") == 1
+    assert page_hits(site) == ["/p/0"]
+    assert not client(redis_url).exists(f"{PREFIX}:parked-origins")
+
+
+@deferred_f_from_coro_f
+async def test_redis_failing_while_a_request_is_written_loses_nothing_silently(
+    site: Site, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Redis dies while a parked request is being written: the write fails, and the request,
+    back with the process, is crawled when its robots.txt answers."""
+    urls = pages(site, 1, ALLOW)
+    port = free_port()
+    crawler = make_crawler(ListSpider, slow_write_settings(f"redis://127.0.0.1:{port}/0"))
+    assert crawler.stats is not None
+    stats = crawler.stats
+    with caplog.at_level(logging.WARNING):
+        with redis_server(tmp_path, port):
+            crawling = deferred_from_coro(crawl(urls, crawler=crawler))
+            await wait_for(lambda: stats.get_value("robotstxt/parked", 0) >= 1)
+        result = await maybe_deferred_to_future(crawling)
+    assert "Redis failed" in caplog.text
+    assert page_hits(site) == ["/p/0"]
+    assert result.stat("robotstxt/dropped_on_close") == 0
+    assert result.stat("robotstxt/parked/memory") == 1
+    assert result.stat("test/errback_count") == 0

@@ -16,10 +16,10 @@ A request of an origin gets a :class:`Check`:
   inside the downloader instead of being parked.
 
 Once waited on, an origin asks for an :class:`Action` when its time comes (:meth:`due`), or
-when its caller has news of it (:meth:`advance`): ``FETCH`` (a retry, or a refresh), ``RELEASE``
-(its requests can be decided: put them back into the crawl), ``GIVE_UP`` (its outage lasted
-too long: release its requests, now to be dropped) or ``END_HOLD`` (the requests held for its
-fetch waited long enough: park them).
+when its caller has news of it (:meth:`advance`): ``FETCH`` (a retry, or a refresh),
+``RELEASE`` (its requests can be decided: put them back into the crawl), ``GIVE_UP`` (its
+outage lasted too long: :meth:`RobotsTxtCore.give_up`, then release its requests, now to be
+dropped) or ``END_HOLD`` (the requests held for its fetch waited long enough: park them).
 """
 
 from __future__ import annotations
@@ -181,13 +181,19 @@ class RobotsTxtCore:
             if is_hold:
                 actions.append((state, Action.END_HOLD))
             elif state.deadline_passed(now) and not state.given_up:
-                state.give_up(now, self.timing)
                 actions.append((state, Action.GIVE_UP))
             else:
                 action = self.advance(state, now)
                 if action is not None:
                     actions.append((state, action))
         return actions
+
+    def give_up(self, state: OriginState, now: float) -> float:
+        """End the outage of *state*, which :meth:`due` found past its deadline: its requests
+        are dropped for one cache lifetime. Return how long it was down, as observed."""
+        down_since = now if state.down_since is None else state.down_since
+        state.give_up(now, self.timing)
+        return now - down_since
 
     def advance(self, state: OriginState, now: float) -> Action | None:
         """Act on *state* as it stands: RELEASE its requests once they can be decided, FETCH
@@ -208,9 +214,10 @@ class RobotsTxtCore:
         return state, self.advance(state, now)
 
     def unattended(self, origins: Iterable[Origin]) -> list[Origin]:
-        """Those of *origins* that requests wait on with nothing scheduled for them (nothing
-        would ever wake them: a fault somewhere); a caller :meth:`waiting` them again."""
-        return [o for o in origins if o in self._pending and o not in self._due]
+        """Those of *origins* (with requests parked) that nothing is scheduled for: nothing
+        may wake their requests (a release that missed them, requests another process left, a
+        fault somewhere); a caller :meth:`waiting` them again."""
+        return [origin for origin in origins if origin not in self._due]
 
     # -- releases ----------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ exactly as a first fetch does.
 from __future__ import annotations
 
 import enum
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +50,12 @@ SNAPSHOT_FIELDS = (
     "retry_at",
     "give_up_at",
 )
+# The keys of a snapshot that are times, in seconds by the clock of the process that wrote it
+# (a shared storage moves them to its own clock and back: see shift_times).
+SNAPSHOT_TIMES = ("expires_at", "down_since", "retry_at", "give_up_at")
+# Two snapshots whose times differ by less than this say the same: a time moved to another
+# clock and back differs from the original by a rounding error.
+SAME_TIME = 0.001
 # Kind by value: a record's look-up, without the call Kind(value) costs.
 _KINDS = {kind.value: kind for kind in Kind}
 # A try never gets less than this, even right before the give-up deadline.
@@ -306,3 +313,81 @@ class OriginState:
         self.rules = rules
         self.kind = None if kind is None else _KINDS[kind]
         self.tries = [tuple(map(Hop._make, hops)) for hops in tries]
+
+
+# -- snapshots from elsewhere ----------------------------------------------------------------
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _time_or_none(value: object) -> bool:
+    return value is None or _number(value)
+
+
+def _hop(value: object) -> bool:
+    return (
+        isinstance(value, list)
+        and len(value) == len(Hop._fields)
+        and isinstance(value[0], str)
+        and (value[1] is None or (isinstance(value[1], int) and not isinstance(value[1], bool)))
+        and (value[2] is None or isinstance(value[2], str))
+    )
+
+
+def _tries(value: object) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(hops, list) and all(map(_hop, hops)) for hops in value
+    )
+
+
+# What each field of a snapshot of this version must hold.
+_FIELD_CHECKS = {
+    "kind": lambda value: value is None or value in _KINDS,
+    "reason": lambda value: isinstance(value, str),
+    "tries": _tries,
+    "expires_at": _number,
+    "given_up": lambda value: isinstance(value, bool),
+    "down_since": _time_or_none,
+    "failures": lambda value: isinstance(value, int) and not isinstance(value, bool),
+    "retry_at": _time_or_none,
+    "give_up_at": _time_or_none,
+}
+
+
+def unreadable(snapshot: object) -> str | None:
+    """Why *snapshot* (decoded JSON, from another process) cannot be adopted, or None when it
+    can: a damaged value or another version's state is ignored, and a fetch replaces it."""
+    if not isinstance(snapshot, dict):
+        return "not a JSON object"
+    if not OriginState.adoptable(snapshot):
+        return f"version {snapshot.get('version')!r}, this package reads {SNAPSHOT_VERSION}"
+    for name, valid in _FIELD_CHECKS.items():
+        if name not in snapshot:
+            return f"no {name!r}"
+        if not valid(snapshot[name]):
+            return f"{name!r} is {snapshot[name]!r}"
+    return None
+
+
+def shift_times(snapshot: dict[str, Any], by: float) -> dict[str, Any]:
+    """*snapshot* with its times moved by *by* seconds: from one process's clock to another's.
+    An ``expires_at`` of 0 (the state never decided anything) stays 0."""
+    moved = dict(snapshot)
+    for name in SNAPSHOT_TIMES:
+        if moved[name] is not None and not (name == "expires_at" and moved[name] == 0):
+            moved[name] += by
+    return moved
+
+
+def same_snapshot(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two snapshots say the same, their times within :data:`SAME_TIME`."""
+    for name in SNAPSHOT_FIELDS:
+        x, y = a[name], b[name]
+        if name in SNAPSHOT_TIMES and x is not None and y is not None:
+            if abs(x - y) >= SAME_TIME:
+                return False
+        elif x != y:
+            return False
+    return True

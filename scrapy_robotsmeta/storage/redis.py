@@ -13,6 +13,10 @@ Keys, under ``ROBOTSTXT_REDIS_KEY_PREFIX`` (``robotsmeta:<spider name>`` by defa
 ``P:parked-origins``    set of the origins that have such a list
 ======================  ====================================================================
 
+Times in a published state are Redis's (``TIME``): each process keeps the difference between
+Redis's clock and its own, measured on each poll and claim, and moves the times it publishes
+and adopts through it, so that a process whose clock is off keeps the fleet's schedule.
+
 Every decision still reads this process's own cache only; Redis is asked when an origin is
 new to this process, when a fetch is due, and every ``ROBOTSTXT_REDIS_POLL_INTERVAL`` seconds
 for the origins that requests wait on. A Redis that fails makes the process carry on alone:
@@ -22,6 +26,7 @@ until Redis answers again.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import uuid
@@ -36,14 +41,21 @@ from scrapy_robotsmeta.reactor import Tasks, crawler_clock
 from scrapy_robotsmeta.robotstxt import RobotsTxt
 from scrapy_robotsmeta.robotstxt.origin import Origin, origin_of
 from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Kind
-from scrapy_robotsmeta.robotstxt.state import Decision, OriginState
-from scrapy_robotsmeta.serializers import RequestCodec
+from scrapy_robotsmeta.robotstxt.state import (
+    Decision,
+    OriginState,
+    same_snapshot,
+    shift_times,
+    unreadable,
+)
+from scrapy_robotsmeta.serializers import MalformedRequest, RequestCodec
 from scrapy_robotsmeta.storage.base import Storage
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from redis.asyncio import Redis
+    from redis.asyncio.client import Pipeline
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
@@ -55,6 +67,10 @@ logger = logging.getLogger(__name__)
 
 #: Requests taken out of a parked list per round trip.
 RELEASE_BATCH = 500
+#: A new reading of Redis's clock replaces the one in use only when the two disagree by more
+#: than the reading's round trip allows plus this (seconds): a state read back through a
+#: steady difference is the one this process published, not a change to adopt.
+CLOCK_SLACK = 0.01
 
 # Renew or drop a lease only while this process still holds it.
 _RENEW = """
@@ -136,6 +152,18 @@ class RedisStorage(Storage):
             self.stats, self.codec, settings.getint("ROBOTSTXT_PARKED_MEMORY_LIMIT")
         )
         self._unserializable = ParkingLot(self.stats, self.codec, memory_limit=2**62)
+        # Requests taken out of the outbox to be written, with their bytes, until Redis has
+        # them: a write that fails leaves them here for the next one (parked once, counted
+        # once), and a release or close finds them.
+        self._unsent: dict[Origin, list[tuple[Request, bytes]]] = {}
+        # Held while a flush writes: a release waits for the batch in flight to be in Redis
+        # (where its LPOP finds it) or back in _unsent, and close waits for it before
+        # counting what is lost.
+        self._flush_lock = asyncio.Lock()
+        #: Redis's clock minus this process's (seconds), once measured.
+        self._offset: float | None = None
+        #: Origins whose state in Redis could not be read, warned about once each.
+        self._unreadable: set[Origin] = set()
         self._fleet_parked: set[Origin] = set()
         self._leases: dict[Origin, LoopingCall] = {}
         self._flushing = False
@@ -172,18 +200,18 @@ class RedisStorage(Storage):
 
     async def open(self) -> None:
         try:
-            await self.redis.ping()
+            await self._read_clock()
             await self._read_fleet_parked()
             self._answered()
         except self._errors as exc:
             self._failed(exc)
 
     def parked_origins(self) -> list[Origin]:
-        return list(
-            dict.fromkeys(
-                [*self._fleet_parked, *self._outbox.origins(), *self._unserializable.origins()]
-            )
-        )
+        # While Redis is down, what waits there cannot be released: a crawl that waited for
+        # it would wait for Redis; those requests stay there for whoever reads them next.
+        fleet = () if self._down else self._fleet_parked
+        local = [*self._unsent, *self._outbox.origins(), *self._unserializable.origins()]
+        return list(dict.fromkeys([*fleet, *local]))
 
     def park(self, origin: Origin, request: Request) -> None:
         # Serialised once, when written to Redis (_flush), not here as well.
@@ -193,21 +221,29 @@ class RedisStorage(Storage):
             self._tasks.run(self._flush(), "Writing parked requests to Redis")
 
     async def _flush(self) -> None:
-        """Write what this process parked to Redis, origin by origin."""
-        try:
-            while self._outbox.origins():
-                for origin in self._outbox.origins():
-                    batch = self._serialised(origin)
-                    try:
-                        await self._push(origin, [data for _, data in batch])
-                    except self._errors:
-                        for request, _ in batch:
-                            self._outbox.park(origin, request)
-                        raise
-        except self._errors as exc:
-            self._failed(exc)
-        finally:
-            self._flushing = False
+        """Write what this process parked to Redis, origin by origin; what a failure leaves
+        unwritten stays in _unsent for the next flush."""
+        async with self._flush_lock:
+            try:
+                while (origin := self._next_unsent()) is not None:
+                    await self._push(origin, [data for _, data in self._unsent[origin]])
+                    del self._unsent[origin]
+            except self._errors as exc:
+                self._failed(exc)
+            finally:
+                self._flushing = False
+
+    def _next_unsent(self) -> Origin | None:
+        """The next origin to write: one a failed write left, else one of the outbox, its
+        requests moved to _unsent."""
+        for origin in self._unsent:
+            return origin
+        for origin in self._outbox.origins():
+            batch = self._serialised(origin)
+            if batch:
+                self._unsent[origin] = batch
+                return origin
+        return None
 
     def _serialised(self, origin: Origin) -> list[tuple[Request, bytes]]:
         """Take *origin*'s requests out of the outbox with their bytes. One that cannot be
@@ -235,6 +271,11 @@ class RedisStorage(Storage):
         self.stats.inc_value("robotstxt/redis/parked", len(batch))
 
     async def release(self, origin: Origin) -> AsyncIterator[Request]:
+        async with self._flush_lock:
+            # A batch being written when the release began is in Redis now, or back here.
+            unsent = self._unsent.pop(origin, [])
+        for request, _ in unsent:
+            yield request
         for request in self._unserializable.release(origin):
             yield request
         for request in self._outbox.release(origin):
@@ -252,14 +293,36 @@ class RedisStorage(Storage):
                 if not batch:
                     break
                 self.stats.inc_value("robotstxt/redis/released", len(batch))
-                for data in batch:
-                    yield self.codec.load(data)
+                for request in self._loaded(origin, batch):
+                    yield request
             await self.redis.eval(
                 _FORGET_IF_EMPTY, 2, key, self._key("parked-origins"), str(origin)
             )
             self._fleet_parked.discard(origin)
         except self._errors as exc:
             self._failed(exc)
+
+    def _loaded(self, origin: Origin, batch: list[bytes]) -> list[Request]:
+        """The requests of *batch*, taken from Redis. An entry that does not load (damaged, or
+        written by code this process lacks) is skipped, logged and counted: its neighbours,
+        out of Redis already, are not lost with it."""
+        requests, failures = [], []
+        for data in batch:
+            try:
+                requests.append(self.codec.load(data))
+            except MalformedRequest as exc:
+                failures.append(exc)
+        if failures:
+            self.stats.inc_value("robotstxt/redis/malformed", len(failures))
+            logger.warning(
+                "Skipped %d request(s) parked in Redis for %s that could not be read (%s: %s)",
+                len(failures),
+                origin,
+                type(failures[0]).__name__,
+                failures[0],
+                extra={"spider": self.spider},
+            )
+        return requests
 
     async def claim_fetch(self, state: OriginState) -> bool:
         """Take the fetch lease of the origin, unless another process published a state that
@@ -293,27 +356,64 @@ class RedisStorage(Storage):
         takes the lease and fetches, and a process that tries a moment after that fetch ended
         finds the lease free again. The published retry time, now in the future, tells it that
         the try it meant to make was made."""
-        published: dict[bytes, bytes] = await self.redis.hgetall(  # type: ignore[assignment]
-            self._key("state", state.origin)
-        )
-        if not published:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.time()
+            pipe.hgetall(self._key("state", state.origin))
+            (fields,) = await self._timed(pipe)
+        published = self._published(state.origin, fields)
+        if published is None:
             return False
-        snapshot = json.loads(published[b"snapshot"])
+        snapshot, body = published
         now = self.clock.seconds()
         retry_later = snapshot["retry_at"] is not None and snapshot["retry_at"] > now
         if snapshot["expires_at"] <= now and not retry_later:
             return False
-        if not self._adopt(state, snapshot, published.get(b"body")):
-            return False
+        self._adopt(state, snapshot, body)
         return retry_later or state.decide(now) is not Decision.WAIT
 
+    def _published(
+        self, origin: Origin, fields: dict[bytes, bytes]
+    ) -> tuple[dict[str, Any], bytes | None] | None:
+        """The snapshot, in this process's clock, and the body of the state of *origin* read
+        from Redis; None when there is none, or none this process can read (another version
+        of the package, a damaged value): the next fetch replaces it."""
+        if not fields:
+            return None
+        raw, body = fields.get(b"snapshot"), fields.get(b"body")
+        snapshot: Any = None
+        why: str | None = "no snapshot"
+        if raw is not None:
+            try:
+                snapshot = json.loads(raw)
+            except ValueError:
+                why = "not JSON"
+            else:
+                why = unreadable(snapshot)
+        if why is None and snapshot["kind"] == Kind.RULES.value and body is None:
+            why = "rules without their body"
+        if why is not None:
+            self._ignore(origin, why)
+            return None
+        self._unreadable.discard(origin)
+        return shift_times(snapshot, -self._offset_or_zero()), body
+
+    def _ignore(self, origin: Origin, why: str) -> None:
+        if origin not in self._unreadable:
+            self._unreadable.add(origin)
+            self.stats.inc_value("robotstxt/redis/unreadable_state")
+            logger.warning(
+                "Ignored the robots.txt state of %s in Redis (%s): it is fetched again, "
+                "and the fetch replaces it",
+                origin,
+                why,
+                extra={"spider": self.spider},
+            )
+
     def _adopt(self, state: OriginState, snapshot: dict[str, Any], body: bytes | None) -> bool:
-        """Take a published state; False when another version of this package published it
-        (a fleet being upgraded): its next fetch replaces it."""
-        if not OriginState.adoptable(snapshot):
+        """Take a published state (read by :meth:`_published`); False when this process has
+        it already."""
+        if same_snapshot(snapshot, state.snapshot()):
             return False
-        if snapshot == state.snapshot():
-            return True
         rules = None
         if snapshot["kind"] == Kind.RULES.value:
             rules = RobotsTxt.parse(body or b"")
@@ -345,12 +445,14 @@ class RedisStorage(Storage):
 
     async def publish(self, state: OriginState, outcome: Outcome | None) -> None:
         origin = state.origin
-        snapshot = state.snapshot()
         now = self.clock.seconds()
         ends = max(t for t in (state.expires_at, state.give_up_at, state.retry_at, now) if t)
         ttl_ms = int(1000 * (ends - now + self.grace)) + self.lease_ms
         key = self._key("state", origin)
         try:
+            if self._offset is None:  # Redis was down for every call until now
+                await self._read_clock()
+            snapshot = shift_times(state.snapshot(), self._offset_or_zero())
             async with self.redis.pipeline(transaction=True) as pipe:
                 pipe.hset(key, "snapshot", json.dumps(snapshot))
                 if outcome is not None and outcome.rules is not None:
@@ -361,21 +463,23 @@ class RedisStorage(Storage):
                 await pipe.execute()
             if origin in self._leases or outcome is not None:
                 await self._drop_lease(origin)
+            self._unreadable.discard(origin)
             self.stats.inc_value("robotstxt/redis/published")
         except self._errors as exc:
             self._failed(exc)
 
     async def poll(self, origins: list[Origin]) -> list[OriginState]:
-        if self._outbox.origins() and not self._flushing:
+        if (self._outbox.origins() or self._unsent) and not self._flushing:
             self._flushing = True
             await self._flush()
         try:
             await self._read_fleet_parked()
             wanted = list(dict.fromkeys([*origins, *self._fleet_parked]))
             async with self.redis.pipeline(transaction=False) as pipe:
+                pipe.time()
                 for origin in wanted:
                     pipe.hgetall(self._key("state", origin))
-                published = await pipe.execute()
+                published = await self._timed(pipe)
             self._answered()
         except self._errors as exc:
             self._failed(exc)
@@ -383,15 +487,35 @@ class RedisStorage(Storage):
         changed = []
         for origin, fields in zip(wanted, published, strict=True):
             state = self.states.get_or_create(origin)
-            if fields:
-                before = state.snapshot()
-                self._adopt(state, json.loads(fields[b"snapshot"]), fields.get(b"body"))
-                if state.snapshot() != before:
-                    changed.append(state)
-                    continue
-            if origin in self._fleet_parked and origin not in origins:
+            read = self._published(origin, fields)
+            if read is not None and self._adopt(state, *read):
+                changed.append(state)
+            elif origin in self._fleet_parked and origin not in origins:
                 changed.append(state)  # requests another process left parked
         return changed
+
+    # -- one clock for the fleet -----------------------------------------------------------
+
+    async def _read_clock(self) -> None:
+        async with self.redis.pipeline(transaction=False) as pipe:
+            pipe.time()
+            await self._timed(pipe)
+
+    async def _timed(self, pipe: Pipeline) -> list[Any]:
+        """Execute *pipe*, whose first command is TIME; return the other replies. The reading
+        is taken halfway through the round trip, so it is off by half of it at most."""
+        sent = self.clock.seconds()
+        replies: list[Any] = await pipe.execute()
+        answered = self.clock.seconds()
+        seconds, microseconds = replies[0]
+        offset = seconds + microseconds / 1e6 - (sent + answered) / 2
+        error = (answered - sent) / 2 + CLOCK_SLACK
+        if self._offset is None or abs(offset - self._offset) > error:
+            self._offset = offset
+        return replies[1:]
+
+    def _offset_or_zero(self) -> float:
+        return self._offset if self._offset is not None else 0.0
 
     async def _read_fleet_parked(self) -> None:
         members: set[bytes] = await self.redis.smembers(  # type: ignore[assignment]
@@ -409,12 +533,28 @@ class RedisStorage(Storage):
                 await self._drop_lease(origin)
             except self._errors as exc:
                 self._failed(exc)
-        if self._outbox.origins():
-            self._flushing = True
-            await self._flush()
-        lost = self._outbox.close() + self._unserializable.close()
+        self._flushing = True
+        await self._flush()  # after the one in flight, if any: its failure is counted below
+        lost = sum(map(len, self._unsent.values()))
+        self._unsent.clear()
+        lost += self._outbox.close() + self._unserializable.close()
+        await self._log_left_in_redis()
         try:
             await self.redis.aclose()
         except self._errors as exc:
             self._failed(exc)
         return lost
+
+    async def _log_left_in_redis(self) -> None:
+        """Say where the requests that wait in Redis are: the crawl closes without them."""
+        try:
+            await self._read_fleet_parked()
+        except self._errors as exc:
+            self._failed(exc)  # the origins last read are told
+        if self._fleet_parked:
+            logger.info(
+                "Requests parked for the robots.txt of %d origin(s) stay in Redis, for "
+                "another process of the crawl or its next run",
+                len(self._fleet_parked),
+                extra={"spider": self.spider},
+            )
