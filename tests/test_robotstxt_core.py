@@ -173,12 +173,14 @@ def test_closed_core_begins_no_fetch_and_schedules_nothing() -> None:
     assert robots.next_due() is None
 
 
-def test_unattended_origins_are_those_waited_on_with_nothing_due() -> None:
+def test_unattended_origins_are_those_nothing_is_scheduled_for() -> None:
+    """Requests parked for an origin must not wait on nothing: one with no retry or give-up
+    scheduled (a fetch in flight, or none known here) is looked at again when idle."""
     robots = core()
     robots.check(ORIGIN, 0.0)
     other = Origin("http", "other.example", 80)
-    assert robots.unattended([ORIGIN, other]) == [ORIGIN]  # its fetch is in flight, unscheduled
+    assert robots.unattended([ORIGIN, other]) == [ORIGIN, other]
     state = robots.check(ORIGIN, 0.0).state
     robots.fetch_claimed(state, 0.0)
     robots.settle(state, DOWN, 0.0)
-    assert robots.unattended([ORIGIN]) == []  # its retry is due later
+    assert robots.unattended([ORIGIN, other]) == [other]  # its retry is due later
