@@ -60,7 +60,6 @@ def storage(redis_url: str) -> Any:
     from twisted.internet.task import Clock  # noqa: PLC0415
 
     from scrapy_robotsmeta.reactor import CLOCK_ATTRIBUTE  # noqa: PLC0415
-    from scrapy_robotsmeta.robotstxt.cache import OriginCache  # noqa: PLC0415
     from scrapy_robotsmeta.storage import RedisStorage  # noqa: PLC0415
 
     class BenchSpider(Spider):
@@ -79,13 +78,13 @@ def storage(redis_url: str) -> Any:
     )
     crawler.spider = BenchSpider()
     setattr(crawler, CLOCK_ATTRIBUTE, Clock())
-    return RedisStorage(crawler, OriginCache(10**9, keep=lambda origin: False))
+    return RedisStorage(crawler)
 
 
 async def publish_origins(redis_url: str, bodies: list[bytes], count: int) -> None:
     """Publish *count* origin states."""
     from scrapy_robotsmeta.robotstxt.origin import origin_of  # noqa: PLC0415
-    from scrapy_robotsmeta.robotstxt.state import Timing  # noqa: PLC0415
+    from scrapy_robotsmeta.robotstxt.state import OriginState, Timing  # noqa: PLC0415
 
     # Scrapy's and the package's defaults: a state lives a day, plus the outage grace.
     timing = Timing()
@@ -94,11 +93,11 @@ async def publish_origins(redis_url: str, bodies: list[bytes], count: int) -> No
     for index in range(count):
         origin = origin_of(f"https://site{index}.example/")
         assert origin is not None
-        state = store.states.get_or_create(origin)
+        state = OriginState(origin)
         state.start_fetch(0.0, timing)
         outcome = answered_200(origin, bodies[index % len(bodies)])
         state.apply(outcome, 0.0, timing)
-        await store.publish(state, outcome)
+        await store.publish(origin, state.snapshot(), outcome.body, fetched=True)
     assert not store.stats.get_value("robotstxt/redis/errors")
     await store.close()
 
@@ -112,7 +111,7 @@ async def claim_leases(redis_url: str, count: int) -> None:
     for index in range(count):
         origin = origin_of(f"https://lease{index}.example/")
         assert origin is not None
-        assert await store.claim_fetch(store.states.get_or_create(origin))
+        assert await store.claim_fetch(origin, lambda published: False)
     # Not closed: closing drops the leases, which is what is measured here. The renewals run
     # on a clock that never moves.
 

@@ -36,7 +36,7 @@ from scrapy_robotsmeta.robotstxt.cache import OriginCache, state_bytes
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import Hop, Kind, Outcome
 from scrapy_robotsmeta.robotstxt.state import Timing
-from scrapy_robotsmeta.storage.statefile import StateFile
+from scrapy_robotsmeta.robotstxt.statefile import StateFile
 
 TOKEN = "mybot"
 TIMING = Timing()

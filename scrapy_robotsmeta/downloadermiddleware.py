@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
+from scrapy.utils.job import job_dir
 from scrapy.utils.misc import build_from_crawler, load_object
 
 from scrapy_robotsmeta.crawldelay import CrawlDelay
@@ -31,7 +32,8 @@ from scrapy_robotsmeta.robotstxt.core import RELEASING, Action, RobotsTxtCore
 from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
 from scrapy_robotsmeta.robotstxt.origin import Origin, origin_of
 from scrapy_robotsmeta.robotstxt.policy import unavailable
-from scrapy_robotsmeta.robotstxt.state import Change, Decision, OriginState, Timing
+from scrapy_robotsmeta.robotstxt.state import Change, Decision, OriginState, Published, Timing
+from scrapy_robotsmeta.robotstxt.statefile import open_state_file
 from scrapy_robotsmeta.startup import check_start, reported_refusals
 from scrapy_robotsmeta.useragent import CrawlerToken
 from scrapy_robotsmeta.waiting import WaitingRequests
@@ -62,16 +64,18 @@ class RobotsTxtMiddleware:
         assert crawler.stats is not None
         self.stats: StatsCollector = crawler.stats
         self.token = CrawlerToken.from_settings(crawler.settings)
+        storage_cls = load_object(settings.get("ROBOTSTXT_STORAGE"))
+        self.storage: Storage = build_from_crawler(storage_cls, crawler)
+        spill = self.storage.disk_tier and settings.getbool("ROBOTSTXT_CACHE_SPILL")
         self.core = RobotsTxtCore(
             _timing(crawler),
             settings.getint("ROBOTSTXT_CACHE_MEMORY"),
             settings.getfloat("ROBOTSTXT_HOLD_TIME"),
+            open_state_file(job_dir(crawler.settings)) if spill else None,
         )
         self.fetcher = RobotsTxtFetcher(
             crawler, self.stats, settings.getlist("ROBOTSTXT_REQUEST_META_KEYS")
         )
-        storage_cls = load_object(settings.get("ROBOTSTXT_STORAGE"))
-        self.storage: Storage = build_from_crawler(storage_cls, crawler, self.core.cache)
         self.waiting = WaitingRequests(
             crawler,
             self.core,
@@ -237,7 +241,7 @@ class RobotsTxtMiddleware:
         )
 
     async def _fetch(self, state: OriginState, context: Request | None) -> None:
-        if not await self.storage.claim_fetch(state):
+        if not await self.storage.claim_fetch(state.origin, lambda p: self._settles(state, p)):
             # Another process of the crawl fetched it (its state is adopted now) or fetches
             # it (its outcome arrives through poll()).
             now = self.clock.seconds()
@@ -256,9 +260,19 @@ class RobotsTxtMiddleware:
         if change is Change.OUTAGE_STARTED:
             self.waiting.wake(state.origin)
         self._rearm()
-        await self.storage.publish(state, outcome)
+        body = outcome.body if outcome.rules is not None else None
+        await self.storage.publish(state.origin, state.snapshot(), body, fetched=True)
         if change in RELEASING:
             self._start_release(state)
+
+    def _settles(self, state: OriginState, published: Published) -> bool:
+        """Whether the state another process published makes the fetch *state* began
+        needless (the core adopts it then)."""
+        changes = state.changes
+        settles = self.core.adopt_if_settling(state, published, self.clock.seconds())
+        if state.changes != changes:
+            self.stats.inc_value("robotstxt/redis/adopted")
+        return settles
 
     def _fetch_failed(self, state: OriginState, exc: BaseException) -> None:
         """A fetch whose bookkeeping failed (its storage raised) would leave its origin being
@@ -271,7 +285,7 @@ class RobotsTxtMiddleware:
         self._waiting(state.origin)
 
     async def _publish_and_release(self, state: OriginState) -> None:
-        await self.storage.publish(state, None)
+        await self.storage.publish(state.origin, state.snapshot(), None, fetched=False)
         self._start_release(state)
 
     def _start_release(self, state: OriginState) -> None:
@@ -297,8 +311,13 @@ class RobotsTxtMiddleware:
         )
 
     async def _poll_once(self) -> None:
-        for polled in await self.storage.poll(self.core.pending):
-            self._waiting(polled.origin)
+        pending = self.core.pending
+        for origin, published in await self.storage.poll(pending):
+            adopted = published is not None and self.core.adopt(origin, published)
+            if adopted:
+                self.stats.inc_value("robotstxt/redis/adopted")
+            if adopted or origin not in pending:  # not pending: requests left by another
+                self._waiting(origin)
         self._poll_failed(None)
 
     def _poll_failed(self, _: BaseException | None) -> None:
@@ -338,6 +357,7 @@ class RobotsTxtMiddleware:
                 timer.cancel()
         lost = self.waiting.close()
         report_lost(self.stats, lost + await self.storage.close(), self.crawler.spider)
+        self.core.cache.close()  # last: with JOBDIR, what is live goes to the disk tier
 
 
 def _timing(crawler: Crawler) -> Timing:

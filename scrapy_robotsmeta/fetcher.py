@@ -26,6 +26,7 @@ from scrapy.http.request import NO_CALLBACK
 from w3lib.url import safe_url_string
 
 from scrapy_robotsmeta._compat import ROBOTS_PARSED, download, send_signal
+from scrapy_robotsmeta.keys import DONT_OBEY_ROBOTSTXT, ROBOTSTXT_FETCH
 from scrapy_robotsmeta.robotstxt import MAX_BYTES, policy
 from scrapy_robotsmeta.robotstxt.body import (
     ACCEPT_ENCODING,
@@ -46,8 +47,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Meta key that marks a robots.txt request of this package.
-FETCH = "robotstxt_fetch"
 #: Meta keys of the triggering request that choose the route, always carried over.
 ROUTING_META_KEYS = ("proxy", "bindaddress", "download_slot")
 _WEB_SCHEMES = ("http://", "https://")
@@ -177,8 +176,8 @@ class RobotsTxtFetcher:
             headers={"Accept-Encoding": ACCEPT_ENCODING},
             meta={
                 **meta,
-                FETCH: True,
-                "dont_obey_robotstxt": True,
+                ROBOTSTXT_FETCH: True,
+                DONT_OBEY_ROBOTSTXT: True,
                 # Redirects and retries are this package's job, with the spec's limits.
                 "dont_redirect": True,
                 "dont_retry": True,
@@ -261,7 +260,7 @@ class RobotsTxtBodyMiddleware:
         self, request: Request, response: Response, spider: Any = None
     ) -> Response:
         encoding = response.headers.get(b"Content-Encoding")
-        if not encoding or not request.meta.get(FETCH):
+        if not encoding or not request.meta.get(ROBOTSTXT_FETCH):
             return response
         headers = response.headers.copy()
         del headers[b"Content-Encoding"]

@@ -175,8 +175,8 @@ class FleetScheduler(Scheduler):  # type: ignore[misc]
 class LoggedRedisStorage(RedisStorage):
     """RedisStorage, writing down each request it parks, writes to Redis and releases."""
 
-    def __init__(self, crawler: Any, states: Any) -> None:
-        super().__init__(crawler, states)
+    def __init__(self, crawler: Any) -> None:
+        super().__init__(crawler)
         self.log = _worker_log(crawler.settings["FLEET_WORKER_LOG"])
 
     def park(self, origin: Any, request: Any) -> None:

@@ -16,8 +16,7 @@ from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_robotsmeta import RobotsTxtMiddleware
 from scrapy_robotsmeta.robotstxt.cache import STATE_BYTES
-from scrapy_robotsmeta.storage import MemoryStorage
-from scrapy_robotsmeta.storage.statefile import FILENAME, StateFile
+from scrapy_robotsmeta.robotstxt.statefile import FILENAME, StateFile
 from scrapy_robotsmeta.testing import Site, html, links_page, static
 from tests.crawl import FollowAllSpider, ListSpider, crawl, make_crawler
 
@@ -55,9 +54,9 @@ def watch_memory(crawler: Any, record: list[tuple[int, int]]) -> None:
 
     def received(**kwargs: Any) -> None:
         middleware = crawler.get_downloader_middleware(RobotsTxtMiddleware)
-        assert isinstance(middleware.storage, MemoryStorage)
-        assert middleware.storage.state_file is not None
-        record.append((len(middleware.core.cache), len(middleware.storage.state_file)))
+        state_file = middleware.core.cache.second
+        assert isinstance(state_file, StateFile)
+        record.append((len(middleware.core.cache), len(state_file)))
 
     crawler.signals.connect(received, signals.response_received, weak=False)
 

@@ -5,7 +5,7 @@ is put back on a path that ends, and every page is still decided."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -19,8 +19,7 @@ if TYPE_CHECKING:
     from scrapy import Request
 
     from scrapy_robotsmeta.robotstxt.origin import Origin
-    from scrapy_robotsmeta.robotstxt.policy import Outcome
-    from scrapy_robotsmeta.robotstxt.state import OriginState
+    from scrapy_robotsmeta.robotstxt.state import Published
 
 PAGES = [f"/page/{i}" for i in range(5)]
 
@@ -32,7 +31,7 @@ class StorageFault(Exception):
 class ClaimFailsOnce(MemoryStorage):
     failed = False
 
-    async def claim_fetch(self, state: OriginState) -> bool:
+    async def claim_fetch(self, origin: Origin, settles: Callable[[Published], bool]) -> bool:
         if not self.failed:
             self.failed = True
             raise StorageFault("claim")
@@ -42,7 +41,9 @@ class ClaimFailsOnce(MemoryStorage):
 class PublishFailsOnce(MemoryStorage):
     failed = False
 
-    async def publish(self, state: OriginState, outcome: Outcome | None) -> None:
+    async def publish(
+        self, origin: Origin, snapshot: dict[str, Any], body: bytes | None, fetched: bool
+    ) -> None:
         if not self.failed:
             self.failed = True
             raise StorageFault("publish")

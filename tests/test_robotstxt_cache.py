@@ -45,10 +45,12 @@ def size_of_fetched() -> int:
 class Shelf:
     """A second tier in a dict: what the cache writes, it reads back; writes are counted."""
 
-    def __init__(self) -> None:
+    def __init__(self, durable: bool = False) -> None:
         self.records: dict[Origin, bytes] = {}
         self.writes: list[Origin] = []
         self.errors = 0
+        self.durable = durable
+        self.closed = False
 
     def put(self, records: list[tuple[Origin, bytes]]) -> None:
         self.records.update(records)
@@ -56,6 +58,9 @@ class Shelf:
 
     def get(self, origin: Origin) -> bytes | None:
         return self.records.get(origin)
+
+    def close(self) -> None:
+        self.closed = True
 
 
 def test_the_least_recently_used_idle_origin_is_packed_first() -> None:
@@ -233,15 +238,17 @@ def test_a_state_never_fetched_is_not_written_to_the_second_tier() -> None:
     assert shelf.records == {}
 
 
-def test_flush_writes_every_fetched_live_state_the_second_tier_lacks() -> None:
-    shelf = Shelf()
+@pytest.mark.parametrize("durable", [True, False])
+def test_close_writes_every_fetched_live_state_to_a_durable_second_tier(durable: bool) -> None:
+    """A JOBDIR's file gets what is live at close, for the next run of the job; a temporary
+    one is closed as it is (nobody reads it again)."""
+    shelf = Shelf(durable)
     cache = OriginCache(max_bytes=10**9, second=shelf)
     fetch(cache, "a")
-    cache.get_or_create(origin("b"))
-    cache.flush()
-    assert shelf.writes == [origin("a")]
-    cache.flush()
-    assert shelf.writes == [origin("a"), origin("a")]  # live and not from a record: written
+    cache.get_or_create(origin("b"))  # never fetched: nothing to write
+    cache.close()
+    assert shelf.writes == ([origin("a")] if durable else [])
+    assert shelf.closed
 
 
 def test_a_packed_origin_counts_its_record_not_its_live_state() -> None:

@@ -7,7 +7,14 @@ from dataclasses import replace
 import pytest
 
 from scrapy_robotsmeta.robotstxt.origin import Origin
-from scrapy_robotsmeta.robotstxt.policy import Hop, Outcome, allow_all, from_response, unavailable
+from scrapy_robotsmeta.robotstxt.policy import (
+    Hop,
+    Kind,
+    Outcome,
+    allow_all,
+    from_response,
+    unavailable,
+)
 from scrapy_robotsmeta.robotstxt.state import (
     MAX_TRIES,
     MIN_EXPIRATION,
@@ -117,7 +124,7 @@ def test_each_try_of_an_outage_ends_by_the_deadline() -> None:
     state.start_fetch(0.0, TIMING)
     state.apply(unavailable("timeout"), 0.0, TIMING)
     assert state.start_fetch(590.0, TIMING) == 10.0
-    assert state.start_fetch(0.0, TIMING) == TIMING.download_timeout
+    assert state.start_fetch(0.0, replace(TIMING, download_timeout=180.0)) == 180.0
 
 
 def test_recovery_ends_the_outage() -> None:
@@ -206,7 +213,8 @@ def test_a_snapshot_carries_the_state_to_another_process(outcome: object) -> Non
     """What a shared storage publishes is enough for another process to decide the same."""
     source = fetched(outcome, now=5.0)
     copy = fresh()
-    copy.adopt(source.snapshot(), source.rules)
+    body = b"User-agent: *\nDisallow: /x\n" if source.kind is Kind.RULES else None
+    copy.adopt(source.snapshot(), body)
     for now in (5.0, 7.0, 700.0, 90000.0):
         assert copy.decide(now) is source.decide(now)
         assert copy.fetch_due(now) is source.fetch_due(now)

@@ -1,89 +1,68 @@
-"""The default storage (``storage/memory.py``): where the origin states that leave memory and
-the parked requests are kept, with and without JOBDIR."""
+"""The default storage (``storage/memory.py``): parked requests in this process (in ``JOBDIR``
+when there is one), and a disk tier for the cache, which the middleware opens."""
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import Any
 
-import pytest
-from scrapy import Spider
+from scrapy import Request, Spider
 from scrapy.utils.defer import deferred_f_from_coro_f
 from scrapy.utils.test import get_crawler
 
-from scrapy_robotsmeta.robotstxt.cache import OriginCache
+from scrapy_robotsmeta import RobotsTxtMiddleware
+from scrapy_robotsmeta.parking import JOBDIR_FOLDER
 from scrapy_robotsmeta.robotstxt.origin import Origin
-from scrapy_robotsmeta.robotstxt.policy import from_response
-from scrapy_robotsmeta.robotstxt.record import unpack
-from scrapy_robotsmeta.robotstxt.state import Timing
+from scrapy_robotsmeta.robotstxt.statefile import FILENAME, StateFile
 from scrapy_robotsmeta.storage import MemoryStorage
-from scrapy_robotsmeta.storage.statefile import FILENAME, StateFile
 
 ORIGIN = Origin("http", "example.com", 80)
 
 
-def storage(**settings: Any) -> MemoryStorage:
-    crawler = get_crawler(Spider, settings)
-    return MemoryStorage(crawler, OriginCache(10**9))
-
-
-def fetched(store: MemoryStorage) -> None:
-    state = store.states.get_or_create(ORIGIN)
-    state.start_fetch(0.0, Timing())
-    state.apply(from_response(200, b"User-agent: *\nDisallow: /x\n"), 0.0, Timing())
+def crawler(**settings: Any) -> Any:
+    addon = {"ADDONS": {"scrapy_robotsmeta.Addon": 0}}
+    return get_crawler(Spider, {**addon, "ROBOTSTXT_OBEY": True, **settings})
 
 
 @deferred_f_from_coro_f
-async def test_with_jobdir_states_are_written_beside_the_parked_requests(tmp_path: Path) -> None:
-    store = storage(JOBDIR=str(tmp_path))
-    assert store.state_file is not None
-    assert store.state_file.path == tmp_path / FILENAME
+async def test_with_jobdir_parked_requests_wait_for_the_next_run(tmp_path: Path) -> None:
+    store = MemoryStorage(crawler(JOBDIR=str(tmp_path)))
     await store.open()
-    fetched(store)
+    store.park(ORIGIN, Request("http://example.com/a"))
     assert await store.close() == 0
-    record = StateFile(tmp_path).get(ORIGIN)  # what the next run of the job reads
-    assert record is not None
-    again = unpack(ORIGIN, record)
-    assert again is not None
-    assert again.rules is not None
-    assert not again.rules.allowed("http://example.com/x", "bot")
+    assert (tmp_path / JOBDIR_FOLDER).is_dir()
+    resumed = MemoryStorage(crawler(JOBDIR=str(tmp_path)))
+    await resumed.open()
+    assert resumed.parked_origins() == [ORIGIN]
+    assert [request.url async for request in resumed.release(ORIGIN)] == ["http://example.com/a"]
 
 
 @deferred_f_from_coro_f
-async def test_without_jobdir_the_state_file_is_temporary() -> None:
-    store = storage()
-    assert store.state_file is not None
-    path = store.state_file.path
+async def test_without_jobdir_parked_requests_are_lost_at_close_and_counted() -> None:
+    store = MemoryStorage(crawler())
     await store.open()
-    fetched(store)
-    await store.close()
+    store.park(ORIGIN, Request("http://example.com/a"))
+    assert await store.close() == 1
+
+
+def test_the_cache_keeps_its_disk_tier_beside_the_parked_requests(tmp_path: Path) -> None:
+    middleware = RobotsTxtMiddleware(crawler(JOBDIR=str(tmp_path)))
+    second = middleware.core.cache.second
+    assert isinstance(second, StateFile)
+    assert second.path == tmp_path / FILENAME
+    assert second.durable
+    second.close()
+
+
+def test_without_jobdir_the_disk_tier_is_a_temporary_file() -> None:
+    second = RobotsTxtMiddleware(crawler()).core.cache.second
+    assert isinstance(second, StateFile)
+    assert not second.durable
+    path = second.path
+    second.close()
     assert not path.exists()
 
 
-def test_spill_off_keeps_no_state_file() -> None:
-    store = storage(ROBOTSTXT_CACHE_SPILL=False)
-    assert store.state_file is None
-    assert store.states.second is None
-
-
-def test_a_damaged_state_file_in_jobdir_is_replaced_by_an_empty_one(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    """The next runs of the job keep a disk tier; the states it held are fetched again."""
-    (tmp_path / FILENAME).write_bytes(b"not a database, " * 100)
-    with caplog.at_level(logging.WARNING):
-        store = storage(JOBDIR=str(tmp_path))
-    assert store.state_file is not None
-    assert len(store.state_file) == 0
-    assert "Damaged robots.txt states" in caplog.text
-
-
-def test_a_jobdir_that_is_a_file_leaves_the_crawl_without_a_disk_tier(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    (tmp_path / "job").write_bytes(b"")
-    with caplog.at_level(logging.WARNING):
-        store = storage(JOBDIR=str(tmp_path / "job"))
-    assert store.state_file is None
-    assert "Cannot keep robots.txt states on disk" in caplog.text
+def test_spill_off_keeps_no_disk_tier() -> None:
+    middleware = RobotsTxtMiddleware(crawler(ROBOTSTXT_CACHE_SPILL=False))
+    assert middleware.core.cache.second is None

@@ -26,7 +26,7 @@ from twisted.internet.defer import DeferredList
 from twisted.internet.task import Clock, deferLater
 
 from scrapy_robotsmeta.reactor import Clock as ClockProtocol
-from scrapy_robotsmeta.robotstxt.cache import OriginCache
+from scrapy_robotsmeta.robotstxt.core import RobotsTxtCore
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import unavailable
 from scrapy_robotsmeta.robotstxt.state import OriginState, Timing
@@ -250,11 +250,16 @@ async def test_redis_failing_mid_crawl_loses_nothing(
     assert stat("robotstxt/parked/memory") == stat("robotstxt/parked")
 
 
+def settles(core: RobotsTxtCore, state: OriginState, clock: Clock) -> Any:
+    """What the middleware asks a claim: whether the published state makes the fetch needless."""
+    return lambda published: core.adopt_if_settling(state, published, clock.seconds())
+
+
 def storage_of_a_worker(redis_url: str, clock: Clock) -> RedisStorage:
     """A worker's RedisStorage, outside a crawl: its time is *clock*'s."""
     crawler = make_crawler(ListSpider, settings(redis_url), clock)
     crawler.spider = ListSpider.from_crawler(crawler, start_urls=[])
-    return RedisStorage(crawler, OriginCache(100))
+    return RedisStorage(crawler)
 
 
 @deferred_f_from_coro_f
@@ -266,16 +271,17 @@ async def test_a_retry_another_worker_just_made_is_not_made_again(
     that schedule instead of fetching again, though the lease is free by then."""
     origin = Origin("http", "example.com", 80)
     first, second = storage_of_a_worker(redis_url, clock), storage_of_a_worker(redis_url, clock)
-    timing = Timing()
-    retried = OriginState(origin)
-    assert await first.claim_fetch(retried)
-    retried.start_fetch(clock.seconds(), timing)
-    retried.apply(unavailable("HTTP 503"), clock.seconds(), timing)
-    await first.publish(retried, unavailable("HTTP 503"))
+    cores = RobotsTxtCore(Timing(), 10**6), RobotsTxtCore(Timing(), 10**6)
+    retried = cores[0].check(origin, clock.seconds()).state
+    assert await first.claim_fetch(origin, settles(cores[0], retried, clock))
+    cores[0].fetch_claimed(retried, clock.seconds())
+    cores[0].settle(retried, unavailable("HTTP 503"), clock.seconds())
+    await first.publish(origin, retried.snapshot(), None, fetched=True)
     assert client(redis_url).get(f"{PREFIX}:lease:{origin}") is None
 
-    late = OriginState(origin)  # found the retry due before the outcome was published
-    assert not await second.claim_fetch(late)
+    # Found the retry due before the outcome was published.
+    late = cores[1].check(origin, clock.seconds()).state
+    assert not await second.claim_fetch(origin, settles(cores[1], late, clock))
     # Each worker reads Redis's clock against its own (here one that stands still while real
     # time passes): the schedule comes through to within the time between the two readings.
     assert late.retry_at == pytest.approx(retried.retry_at, abs=1.0)

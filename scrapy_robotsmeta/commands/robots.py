@@ -19,7 +19,7 @@ from scrapy_robotsmeta.addon import Addon
 from scrapy_robotsmeta.commands.report import EXIT_ERROR, Page, Report
 from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.downloadermiddleware import RobotsTxtMiddleware
-from scrapy_robotsmeta.fetcher import FETCH
+from scrapy_robotsmeta.keys import ROBOTSTXT_FETCH
 from scrapy_robotsmeta.robotsmeta.page import header_values, meta_contents, read_usage_headers
 from scrapy_robotsmeta.robotstxt.explanation import Policy
 from scrapy_robotsmeta.robotstxt.origin import Origin, origin_of
@@ -293,7 +293,7 @@ class RetryNotice:
 
     def _notice(self, request: Request, answer: str) -> None:
         origin = origin_of(request.url)
-        if not request.meta.get(FETCH) or origin is None or origin in self.noticed:
+        if not request.meta.get(ROBOTSTXT_FETCH) or origin is None or origin in self.noticed:
             return
         self.noticed.add(origin)
         until = time.strftime("%H:%M:%S", time.localtime(time.time() + self.timeout))

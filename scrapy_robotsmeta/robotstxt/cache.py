@@ -5,10 +5,10 @@ states, their rules parsed and the crawler's group compiled: kilobytes each, fil
 of the bound. The least recently used of them are packed into records (``record.py``: a few
 hundred bytes for most files), which fill the rest; a packed origin met again is unpacked for
 that look-up, which costs neither a parse nor a compile, and stays packed unless it changes.
-Past the bound, the least recently packed records leave memory. With a
-second tier (the SQLite :class:`~scrapy_robotsmeta.storage.statefile.StateFile` of the default
-storage), every record is written there as it is packed, and read back from there when its
-origin is met again, so that no robots.txt is fetched twice in its lifetime however many
+Past the bound, the least recently packed records leave memory. With a second tier (the
+SQLite :class:`~scrapy_robotsmeta.robotstxt.statefile.StateFile` in ``JOBDIR`` or a
+temporary file), every record is written there as it is packed, and read back from there when
+its origin is met again, so that no robots.txt is fetched twice in its lifetime however many
 origins a crawl meets; without one, a record that leaves memory is forgotten.
 """
 
@@ -56,9 +56,12 @@ def _compiled(state: OriginState) -> int:
 class SecondTier(Protocol):
     #: Reads and writes that failed (each such origin is fetched again if met again).
     errors: int
+    #: Whether it outlives the crawl: the live states are written to it at close.
+    durable: bool
 
     def put(self, records: list[tuple[Origin, bytes]]) -> None: ...
     def get(self, origin: Origin) -> bytes | None: ...
+    def close(self) -> None: ...
 
 
 class OriginCache:
@@ -161,13 +164,18 @@ class OriginCache:
         self._measure(state)
         return state
 
-    def flush(self) -> None:
-        """Write every fetched live state, and the origin in use if it changed, to the second
-        tier (a crawl closing with JOBDIR; packed ones were written as they were packed)."""
+    def close(self) -> None:
+        """Close the second tier, if any; first, if it outlives the crawl, write to it every
+        fetched live state and the origin in use if it changed (packed ones were written as
+        they were packed), for the next run of the job."""
         self._put_back()
-        if self.second is not None:
+        second = self.second
+        if second is None:
+            return
+        if second.durable:
             fetched = [state for state in self._states.values() if state.fetched_before]
-            self.second.put([(state.origin, pack(state)) for state in fetched])
+            second.put([(state.origin, pack(state)) for state in fetched])
+        second.close()
 
     def _measure(self, state: OriginState) -> None:
         # Measured at each use: a fetch changes a state's size after it was cached.

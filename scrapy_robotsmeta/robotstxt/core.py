@@ -30,7 +30,14 @@ from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple
 
 from scrapy_robotsmeta.robotstxt.cache import OriginCache, SecondTier
-from scrapy_robotsmeta.robotstxt.state import Change, Decision, OriginState, Timing
+from scrapy_robotsmeta.robotstxt.state import (
+    Change,
+    Decision,
+    OriginState,
+    Published,
+    Timing,
+    same_snapshot,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -194,6 +201,31 @@ class RobotsTxtCore:
         down_since = now if state.down_since is None else state.down_since
         state.give_up(now, self.timing)
         return now - down_since
+
+    def adopt(self, origin: Origin, published: Published) -> bool:
+        """Take the state of *origin* another process published; False when this process has
+        it already."""
+        state = self.cache.get_or_create(origin)
+        if same_snapshot(published.snapshot, state.snapshot()):
+            return False
+        state.adopt(*published)
+        return True
+
+    def adopt_if_settling(self, state: OriginState, published: Published, now: float) -> bool:
+        """Take the state another process published if it makes the fetch *state* began
+        needless: it lets requests be decided now, or puts the next fetch off until later.
+
+        The second case is an outage: every process wakes at the fleet's retry time, one
+        takes the fetch, and a process that asks a moment after that fetch ended finds it free
+        again; the published retry time, now in the future, tells it that the try it meant to
+        make was made."""
+        snapshot = published.snapshot
+        retry_later = snapshot["retry_at"] is not None and snapshot["retry_at"] > now
+        if snapshot["expires_at"] <= now and not retry_later:
+            return False
+        if not same_snapshot(snapshot, state.snapshot()):
+            state.adopt(*published)
+        return retry_later or state.decide(now) is not Decision.WAIT
 
     def advance(self, state: OriginState, now: float) -> Action | None:
         """Act on *state* as it stands: RELEASE its requests once they can be decided, FETCH

@@ -27,7 +27,7 @@ import zlib
 
 from scrapy_robotsmeta.robotstxt import RobotsTxt
 from scrapy_robotsmeta.robotstxt.origin import Origin
-from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Kind
+from scrapy_robotsmeta.robotstxt.policy import Kind
 from scrapy_robotsmeta.robotstxt.state import SNAPSHOT_VERSION, OriginState
 
 # The shape of a record's bytes, the snapshot's aside (3: the groups no check compiled and the
@@ -84,7 +84,7 @@ def unpack(origin: Origin, record: bytes) -> OriginState | None:
         values, plain = pickle.loads(zlib.decompress(payload, _WBITS))
         rules = None if plain is None else RobotsTxt.from_plain(plain)
         state = OriginState(origin)
-        state.restore(values, ALLOW_ALL_RULES if values[1] == Kind.ALLOW_ALL.value else rules)
+        state.restore(values, rules)
     except Exception as exc:  # any exception an unpickling or a malformed value can raise
         raise DamagedRecord(f"the record of {origin} cannot be read back ({exc!r})") from exc
     return state

@@ -22,7 +22,7 @@ from __future__ import annotations
 import enum
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from scrapy_robotsmeta.defaults import DEFAULTS
 from scrapy_robotsmeta.robotstxt import RobotsTxt
@@ -72,7 +72,9 @@ class Timing:
     retry_delay: float = DEFAULTS["ROBOTSTXT_RETRY_DELAY"]
     retry_max_delay: float = DEFAULTS["ROBOTSTXT_RETRY_MAX_DELAY"]
     unavailable_timeout: float = DEFAULTS["ROBOTSTXT_UNAVAILABLE_TIMEOUT"]
-    download_timeout: float = 180.0  # Scrapy's DOWNLOAD_TIMEOUT
+    #: The crawl's DOWNLOAD_TIMEOUT, which the middleware passes; without one, only the
+    #: give-up time bounds a try.
+    download_timeout: float = math.inf
 
     def retry_after(self, failures: int) -> float:
         """The wait before the next try, after *failures* tries failed in a row."""
@@ -288,15 +290,16 @@ class OriginState:
         package (a fleet being upgraded, an old JOBDIR) is not adopted; a fetch replaces it."""
         return snapshot.get("version") == SNAPSHOT_VERSION
 
-    def adopt(self, snapshot: dict[str, Any], rules: RobotsTxt | None) -> None:
-        """Take the state another process published (see :meth:`snapshot`), with *rules*
-        parsed from the body it published; a fetch of this process in flight, if any, stays
-        in flight."""
+    def adopt(self, snapshot: dict[str, Any], body: bytes | None) -> None:
+        """Take the state another process published (see :meth:`snapshot`), with the
+        robots.txt *body* it published; a fetch of this process in flight, if any, stays in
+        flight."""
+        rules = RobotsTxt.parse(body or b"") if snapshot["kind"] == Kind.RULES.value else None
         self.restore(tuple(snapshot[name] for name in SNAPSHOT_FIELDS), rules)
 
     def restore(self, values: tuple[Any, ...], rules: RobotsTxt | None) -> None:
         """:meth:`adopt` from the snapshot's values alone, in :data:`SNAPSHOT_FIELDS` order
-        (as an origin's record keeps them)."""
+        (as an origin's record keeps them), and *rules* when its kind is rules."""
         self.changes += 1
         (
             _,
@@ -310,12 +313,22 @@ class OriginState:
             self.retry_at,
             self.give_up_at,
         ) = values
-        self.rules = rules
         self.kind = None if kind is None else _KINDS[kind]
+        # Allow-all rules are one shared object, rebuilt from the kind alone.
+        self.rules = ALLOW_ALL_RULES if self.kind is Kind.ALLOW_ALL else rules
         self.tries = [tuple(map(Hop._make, hops)) for hops in tries]
 
 
 # -- snapshots from elsewhere ----------------------------------------------------------------
+
+
+class Published(NamedTuple):
+    """An origin's state as another process published it, for this process to adopt."""
+
+    #: See :meth:`OriginState.snapshot`; its times in this process's clock.
+    snapshot: dict[str, Any]
+    #: The robots.txt its rules were parsed from (None unless its kind is rules).
+    body: bytes | None
 
 
 def _number(value: object) -> bool:

@@ -1,10 +1,9 @@
-"""The default storage: this process's memory, with origin states and parked requests on disk
-past their bounds (in ``JOBDIR`` when there is one)."""
+"""The default storage: parked requests in this process's memory, on disk past their bound
+(in ``JOBDIR`` when there is one); origin states shared with no other process, the cache's disk
+tier in ``JOBDIR`` as well."""
 
 from __future__ import annotations
 
-import logging
-import sqlite3
 from typing import TYPE_CHECKING
 
 from scrapy.utils.job import job_dir
@@ -13,9 +12,6 @@ from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.parking import ParkingLot
 from scrapy_robotsmeta.serializers import RequestCodec
 from scrapy_robotsmeta.storage.base import Storage
-from scrapy_robotsmeta.storage.statefile import StateFile
-
-logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -23,36 +19,24 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
-    from scrapy_robotsmeta.robotstxt.cache import OriginCache
     from scrapy_robotsmeta.robotstxt.origin import Origin
 
 
 class MemoryStorage(Storage):
-    """Origin states in this process, those that leave memory in a :class:`StateFile`; parked
-    requests in a :class:`ParkingLot`. Both are kept in ``JOBDIR`` across a pause when there is
-    one."""
+    """Parked requests in a :class:`ParkingLot`, kept in ``JOBDIR`` across a pause when there
+    is one; the cache keeps a disk tier."""
 
-    def __init__(self, crawler: Crawler, states: OriginCache) -> None:
-        super().__init__(crawler, states)
+    disk_tier = True
+
+    def __init__(self, crawler: Crawler) -> None:
+        super().__init__(crawler)
         assert crawler.stats is not None
-        settings = PackageSettings(crawler.settings)
-        self.job_dir = job_dir(crawler.settings)
         self.parking = ParkingLot(
             crawler.stats,
             RequestCodec.from_crawler(crawler),
-            settings.getint("ROBOTSTXT_PARKED_MEMORY_LIMIT"),
-            self.job_dir,
+            PackageSettings(crawler.settings).getint("ROBOTSTXT_PARKED_MEMORY_LIMIT"),
+            job_dir(crawler.settings),
         )
-        self.state_file: StateFile | None = None
-        if settings.getbool("ROBOTSTXT_CACHE_SPILL"):
-            try:
-                self.state_file = states.second = StateFile(self.job_dir)
-            except (OSError, sqlite3.Error) as exc:  # a read-only JOBDIR, a file in its place…
-                logger.warning(
-                    "Cannot keep robots.txt states on disk (%s): origins that leave memory "
-                    "will be fetched again if the crawl meets them again",
-                    exc,
-                )
 
     async def open(self) -> None:
         self.parking.restore()
@@ -68,8 +52,4 @@ class MemoryStorage(Storage):
         return self.parking.origins()
 
     async def close(self) -> int:
-        if self.state_file is not None:
-            if self.job_dir is not None:
-                self.states.flush()  # for the next run of the job
-            self.state_file.close()
         return self.parking.close()

@@ -38,30 +38,20 @@ from twisted.internet.task import LoopingCall
 from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.parking import ParkingLot
 from scrapy_robotsmeta.reactor import Tasks, crawler_clock
-from scrapy_robotsmeta.robotstxt import RobotsTxt
 from scrapy_robotsmeta.robotstxt.origin import Origin, origin_of
-from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Kind
-from scrapy_robotsmeta.robotstxt.state import (
-    Decision,
-    OriginState,
-    same_snapshot,
-    shift_times,
-    unreadable,
-)
+from scrapy_robotsmeta.robotstxt.policy import Kind
+from scrapy_robotsmeta.robotstxt.state import Published, shift_times, unreadable
 from scrapy_robotsmeta.serializers import MalformedRequest, RequestCodec
 from scrapy_robotsmeta.storage.base import Storage
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+    from collections.abc import AsyncIterator, Callable
 
     from redis.asyncio import Redis
     from redis.asyncio.client import Pipeline
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
-
-    from scrapy_robotsmeta.robotstxt.cache import OriginCache
-    from scrapy_robotsmeta.robotstxt.policy import Outcome
 
 logger = logging.getLogger(__name__)
 
@@ -111,8 +101,8 @@ class RedisStorage(Storage):
 
     shared = True
 
-    def __init__(self, crawler: Crawler, states: OriginCache) -> None:
-        super().__init__(crawler, states)
+    def __init__(self, crawler: Crawler) -> None:
+        super().__init__(crawler)
         try:
             from redis.asyncio import Redis  # noqa: PLC0415 (an optional dependency)
         except ImportError as exc:
@@ -324,14 +314,13 @@ class RedisStorage(Storage):
             )
         return requests
 
-    async def claim_fetch(self, state: OriginState) -> bool:
+    async def claim_fetch(self, origin: Origin, settles: Callable[[Published], bool]) -> bool:
         """Take the fetch lease of the origin, unless another process published a state that
-        decides its requests, or holds the lease."""
+        *settles* the fetch, or holds the lease."""
         if self._down:
             return True
-        origin = state.origin
         try:
-            if await self._adopt_published(state):
+            if await self._settled(origin, settles):
                 return False
             acquired = await self.redis.set(
                 self._key("lease", origin), self._id, nx=True, px=self.lease_ms
@@ -339,7 +328,7 @@ class RedisStorage(Storage):
             if not acquired:
                 self.stats.inc_value("robotstxt/redis/lease_busy")
                 return False
-            if await self._adopt_published(state):  # published between the two calls
+            if await self._settled(origin, settles):  # published between the two calls
                 await self._drop_lease(origin)
                 return False
         except self._errors as exc:
@@ -348,35 +337,18 @@ class RedisStorage(Storage):
         self._keep_lease(origin)
         return True
 
-    async def _adopt_published(self, state: OriginState) -> bool:
-        """Take the state another process published, if it lets requests be decided now or
-        puts the next fetch off until later.
-
-        The second case is an outage: every process wakes at the fleet's retry time, one
-        takes the lease and fetches, and a process that tries a moment after that fetch ended
-        finds the lease free again. The published retry time, now in the future, tells it that
-        the try it meant to make was made."""
+    async def _settled(self, origin: Origin, settles: Callable[[Published], bool]) -> bool:
         async with self.redis.pipeline(transaction=False) as pipe:
             pipe.time()
-            pipe.hgetall(self._key("state", state.origin))
+            pipe.hgetall(self._key("state", origin))
             (fields,) = await self._timed(pipe)
-        published = self._published(state.origin, fields)
-        if published is None:
-            return False
-        snapshot, body = published
-        now = self.clock.seconds()
-        retry_later = snapshot["retry_at"] is not None and snapshot["retry_at"] > now
-        if snapshot["expires_at"] <= now and not retry_later:
-            return False
-        self._adopt(state, snapshot, body)
-        return retry_later or state.decide(now) is not Decision.WAIT
+        published = self._published(origin, fields)
+        return published is not None and settles(published)
 
-    def _published(
-        self, origin: Origin, fields: dict[bytes, bytes]
-    ) -> tuple[dict[str, Any], bytes | None] | None:
-        """The snapshot, in this process's clock, and the body of the state of *origin* read
-        from Redis; None when there is none, or none this process can read (another version
-        of the package, a damaged value): the next fetch replaces it."""
+    def _published(self, origin: Origin, fields: dict[bytes, bytes]) -> Published | None:
+        """The state of *origin* read from Redis, its times in this process's clock; None
+        when there is none, or none this process can read (another version of the package,
+        a damaged value): the next fetch replaces it."""
         if not fields:
             return None
         raw, body = fields.get(b"snapshot"), fields.get(b"body")
@@ -395,7 +367,7 @@ class RedisStorage(Storage):
             self._ignore(origin, why)
             return None
         self._unreadable.discard(origin)
-        return shift_times(snapshot, -self._offset_or_zero()), body
+        return Published(shift_times(snapshot, -self._offset_or_zero()), body)
 
     def _ignore(self, origin: Origin, why: str) -> None:
         if origin not in self._unreadable:
@@ -408,20 +380,6 @@ class RedisStorage(Storage):
                 why,
                 extra={"spider": self.spider},
             )
-
-    def _adopt(self, state: OriginState, snapshot: dict[str, Any], body: bytes | None) -> bool:
-        """Take a published state (read by :meth:`_published`); False when this process has
-        it already."""
-        if same_snapshot(snapshot, state.snapshot()):
-            return False
-        rules = None
-        if snapshot["kind"] == Kind.RULES.value:
-            rules = RobotsTxt.parse(body or b"")
-        elif snapshot["kind"] == Kind.ALLOW_ALL.value:
-            rules = ALLOW_ALL_RULES
-        state.adopt(snapshot, rules)
-        self.stats.inc_value("robotstxt/redis/adopted")
-        return True
 
     def _keep_lease(self, origin: Origin) -> None:
         renewal = LoopingCall(
@@ -443,32 +401,33 @@ class RedisStorage(Storage):
             renewal.stop()
         await self.redis.eval(_DROP, 1, self._key("lease", origin), self._id)
 
-    async def publish(self, state: OriginState, outcome: Outcome | None) -> None:
-        origin = state.origin
+    async def publish(
+        self, origin: Origin, snapshot: dict[str, Any], body: bytes | None, fetched: bool
+    ) -> None:
         now = self.clock.seconds()
-        ends = max(t for t in (state.expires_at, state.give_up_at, state.retry_at, now) if t)
-        ttl_ms = int(1000 * (ends - now + self.grace)) + self.lease_ms
+        times = (snapshot["expires_at"], snapshot["give_up_at"], snapshot["retry_at"], now)
+        ttl_ms = int(1000 * (max(t for t in times if t) - now + self.grace)) + self.lease_ms
         key = self._key("state", origin)
         try:
             if self._offset is None:  # Redis was down for every call until now
                 await self._read_clock()
-            snapshot = shift_times(state.snapshot(), self._offset_or_zero())
+            shifted = shift_times(snapshot, self._offset_or_zero())
             async with self.redis.pipeline(transaction=True) as pipe:
-                pipe.hset(key, "snapshot", json.dumps(snapshot))
-                if outcome is not None and outcome.rules is not None:
+                pipe.hset(key, "snapshot", json.dumps(shifted))
+                if body is not None:
                     # The body is written only with fresh rules: a cached copy kept through an
                     # outage keeps the body already there.
-                    pipe.hset(key, "body", outcome.body or b"")
+                    pipe.hset(key, "body", body)
                 pipe.pexpire(key, ttl_ms)
                 await pipe.execute()
-            if origin in self._leases or outcome is not None:
+            if origin in self._leases or fetched:
                 await self._drop_lease(origin)
             self._unreadable.discard(origin)
             self.stats.inc_value("robotstxt/redis/published")
         except self._errors as exc:
             self._failed(exc)
 
-    async def poll(self, origins: list[Origin]) -> list[OriginState]:
+    async def poll(self, origins: list[Origin]) -> list[tuple[Origin, Published | None]]:
         if (self._outbox.origins() or self._unsent) and not self._flushing:
             self._flushing = True
             await self._flush()
@@ -484,15 +443,14 @@ class RedisStorage(Storage):
         except self._errors as exc:
             self._failed(exc)
             return []
-        changed = []
+        polled = []
+        asked = set(origins)
         for origin, fields in zip(wanted, published, strict=True):
-            state = self.states.get_or_create(origin)
             read = self._published(origin, fields)
-            if read is not None and self._adopt(state, *read):
-                changed.append(state)
-            elif origin in self._fleet_parked and origin not in origins:
-                changed.append(state)  # requests another process left parked
-        return changed
+            # Not asked for: requests another process left parked.
+            if read is not None or origin not in asked:
+                polled.append((origin, read))
+        return polled
 
     # -- one clock for the fleet -----------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""The second tier of origin states (``storage/statefile.py``): a SQLite file that gives back
+"""The second tier of origin states (``robotstxt/statefile.py``): a SQLite file that gives back
 the records written, across a reopen (a resumed JOBDIR crawl), never one of another origin nor
 of a file of another shape."""
 
@@ -11,8 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from scrapy_robotsmeta.robotstxt.cache import OriginCache
 from scrapy_robotsmeta.robotstxt.origin import Origin
-from scrapy_robotsmeta.storage.statefile import FILENAME, StateFile, _key
+from scrapy_robotsmeta.robotstxt.policy import from_response
+from scrapy_robotsmeta.robotstxt.record import unpack
+from scrapy_robotsmeta.robotstxt.state import Timing
+from scrapy_robotsmeta.robotstxt.statefile import FILENAME, StateFile, _key, open_state_file
 
 ORIGIN = Origin("https", "example.com", 443)
 OTHER = Origin("https", "other.example", 443)
@@ -137,3 +141,31 @@ def test_a_damaged_file_is_replaced_by_an_empty_one(
     with caplog.at_level(logging.WARNING):
         assert_resumed_with(tmp_path, [])
     assert "Damaged robots.txt states" in caplog.text
+
+
+def test_a_durable_file_gets_what_is_live_in_memory_at_close(tmp_path: Path) -> None:
+    """With JOBDIR, the next run of the job reads every robots.txt fetched before the pause,
+    those still live in memory at close included."""
+    state_file = open_state_file(tmp_path)
+    assert state_file is not None
+    assert state_file.durable
+    cache = OriginCache(10**9, second=state_file)
+    state = cache.get_or_create(ORIGIN)
+    state.start_fetch(0.0, Timing())
+    state.apply(from_response(200, b"User-agent: *\nDisallow: /x\n"), 0.0, Timing())
+    cache.close()
+    record = StateFile(tmp_path).get(ORIGIN)
+    assert record is not None
+    again = unpack(ORIGIN, record)
+    assert again is not None
+    assert again.rules is not None
+    assert not again.rules.allowed("https://example.com/x", "bot")
+
+
+def test_a_folder_that_cannot_hold_the_file_leaves_the_crawl_without_a_disk_tier(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "job").write_bytes(b"")
+    with caplog.at_level(logging.WARNING):
+        assert open_state_file(tmp_path / "job") is None
+    assert "Cannot keep robots.txt states on disk" in caplog.text

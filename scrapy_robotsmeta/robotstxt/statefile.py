@@ -47,10 +47,28 @@ def _key(origin: str) -> int:
     return int.from_bytes(digest, "big", signed=True)
 
 
+def open_state_file(directory: str | Path | None) -> StateFile | None:
+    """The second tier of a crawl's cache (in *directory*, its ``JOBDIR``, when it has one),
+    or None when it cannot be had: logged, the crawl then fetches again an origin that left
+    memory, if it meets it again."""
+    try:
+        return StateFile(directory)
+    except (OSError, sqlite3.Error) as exc:  # a read-only JOBDIR, a file in its place…
+        logger.warning(
+            "Cannot keep robots.txt states on disk (%s): origins that leave memory "
+            "will be fetched again if the crawl meets them again",
+            exc,
+        )
+        return None
+
+
 class StateFile:
     """Origin → the last record written for it; *directory* None: a temporary file."""
 
     def __init__(self, directory: str | Path | None) -> None:
+        #: Whether the file outlives the crawl (a job's), so that what is live in memory at
+        #: its close is worth writing to it.
+        self.durable = directory is not None
         self._temporary = None
         if directory is None:
             self._temporary = tempfile.TemporaryDirectory(prefix="robotstxt-states-")
