@@ -29,13 +29,14 @@ from scrapy_robotsmeta.keys import DONT_OBEY_ROBOTSTXT, USAGE_META_KEY
 from scrapy_robotsmeta.reactor import Clock, Tasks, crawler_clock
 from scrapy_robotsmeta.reporting import report_cache, report_change, report_give_up, report_lost
 from scrapy_robotsmeta.robotstxt.core import RELEASING, Action, RobotsTxtCore
-from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
-from scrapy_robotsmeta.robotstxt.origin import Origin, origin_of
+from scrapy_robotsmeta.robotstxt.explanation import Explanation
+from scrapy_robotsmeta.robotstxt.origin import Origin, checked_origin
 from scrapy_robotsmeta.robotstxt.policy import unavailable
 from scrapy_robotsmeta.robotstxt.state import Change, Decision, OriginState, Published, Timing
 from scrapy_robotsmeta.robotstxt.statefile import open_state_file
 from scrapy_robotsmeta.startup import check_start, reported_refusals
 from scrapy_robotsmeta.useragent import CrawlerToken
+from scrapy_robotsmeta.verdicts import Verdicts
 from scrapy_robotsmeta.waiting import WaitingRequests
 
 if TYPE_CHECKING:
@@ -43,12 +44,9 @@ if TYPE_CHECKING:
     from scrapy.statscollectors import StatsCollector
     from twisted.internet.base import DelayedCall
 
-    from scrapy_robotsmeta.robotstxt import RobotsTxt
     from scrapy_robotsmeta.storage import Storage
 
 logger = logging.getLogger(__name__)
-
-_EXEMPT_SCHEMES = ("data:", "file:")
 
 
 class RobotsTxtMiddleware:
@@ -84,6 +82,7 @@ class RobotsTxtMiddleware:
             origin_of=_origin,
             start_fetch=self._start_fetch,
         )
+        self.verdicts = Verdicts(self.stats, crawler.spider)
         self._timer: DelayedCall | None = None
         self._poller: DelayedCall | None = None
         self._tasks = Tasks(self.stats)
@@ -113,7 +112,8 @@ class RobotsTxtMiddleware:
             check = self.core.check(origin, self.clock.seconds())
             if check.decision is not Decision.WAIT:
                 self.waiting.decided(request)
-                self._apply(check.decision, check.state, request)
+                token = self.token.for_request(request)
+                self.verdicts.apply(check.decision, check.state, request, token)
                 return None
             if check.fetch:
                 self._start_fetch(check.state, request)
@@ -125,63 +125,10 @@ class RobotsTxtMiddleware:
                 return sent_back
         return None
 
-    def _apply(self, decision: Decision, state: OriginState, request: Request) -> None:
-        """Let *request* go on by *state*'s rules, or raise IgnoreRequest with the reason."""
-        if decision is Decision.DROP:
-            self.stats.inc_value("robotstxt/unavailable_dropped")
-            logger.debug(
-                "Dropped %(request)s: robots.txt of %(origin)s unavailable (%(reason)s)",
-                {"request": request, "origin": state.origin, "reason": state.reason},
-                extra={"spider": self.crawler.spider},
-            )
-            raise IgnoreRequest(f"robots.txt of {state.origin} unavailable ({state.reason})")
-        assert state.rules is not None
-        token = self.token.for_request(request)
-        if not state.rules.allowed(request.url, token):
-            explanation = state.explain(request.url, token)
-            if explanation.verdict is not None and explanation.verdict.undecided:
-                self.stats.inc_value("robotstxt/undecided")
-                logger.info(
-                    "robots.txt of %(origin)s has too many rules to try for %(request)s within "
-                    "the bound of one check: refused, as if disallowed",
-                    {"origin": state.origin, "request": request},
-                    extra={"spider": self.crawler.spider},
-                )
-            why = str(explanation)
-            logger.debug(
-                "Forbidden by robots.txt: %(request)s, by %(why)s",
-                {"request": request, "why": why},
-                extra={"spider": self.crawler.spider},
-            )
-            self.stats.inc_value("robotstxt/forbidden")
-            raise IgnoreRequest(f"Forbidden by robots.txt: {why}")
-        self._record_usage(state.rules, request, token)
-
-    def _record_usage(self, rules: RobotsTxt, request: Request, token: str) -> None:
-        """Put on the request, for its response, the preferences robots.txt states for it now:
-        by the time an item is made of the response, the origin may have been refreshed or
-        have left the cache."""
-        reading = rules.read_usage(request.url, token)
-        if reading.preferences.statements:
-            request.meta[USAGE_META_KEY] = reading.preferences
-        for reason in reading.ignored:
-            self.stats.inc_value("robotstxt/usage_ignored")
-            logger.debug(
-                "Ignored part of a usage preference for %(request)s: %(reason)s",
-                {"request": request, "reason": reason},
-                extra={"spider": self.crawler.spider},
-            )
-
     def explain(self, url: str, request: Request | None = None) -> Explanation:
         """Why *url* is allowed, refused or waiting, as this crawl knows it now. *request*:
         a request of *url* whose User-Agent names the crawler (by default, the crawl's)."""
-        origin = None if url.startswith(_EXEMPT_SCHEMES) else origin_of(url)
-        if origin is None:
-            return Explanation.not_checked(url, "no robots.txt for this URL")
-        state = self.core.peek(origin)
-        if state is None:
-            return Explanation(url, origin, Policy.UNKNOWN, "not fetched yet")
-        return state.explain(url, self.token.for_request(request))
+        return self.core.explain(url, self.token.for_request(request))
 
     # -- acting on the core's answers -------------------------------------------------------
 
@@ -373,6 +320,4 @@ def _timing(crawler: Crawler) -> Timing:
 
 def _origin(request: Request) -> Origin | None:
     """The request's origin, or None when the request is not checked."""
-    if request.meta.get(DONT_OBEY_ROBOTSTXT) or request.url.startswith(_EXEMPT_SCHEMES):
-        return None
-    return origin_of(request.url)  # None without a host: the download fails on its own
+    return None if request.meta.get(DONT_OBEY_ROBOTSTXT) else checked_origin(request.url)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from scrapy_robotsmeta.robotstxt.core import Action, RobotsTxtCore
+from scrapy_robotsmeta.robotstxt.explanation import Policy
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import from_response, unavailable
 from scrapy_robotsmeta.robotstxt.state import Change, Decision, Timing
@@ -184,3 +185,13 @@ def test_unattended_origins_are_those_nothing_is_scheduled_for() -> None:
     robots.fetch_claimed(state, 0.0)
     robots.settle(state, DOWN, 0.0)
     assert robots.unattended([ORIGIN, other]) == [other]  # its retry is due later
+
+
+def test_explain_says_not_checked_unknown_or_the_deciding_rule() -> None:
+    robots = core()
+    assert robots.explain("data:text/plain,hi", "bot").policy is Policy.NOT_CHECKED
+    assert robots.explain("http://example.com/private", "bot").policy is Policy.UNKNOWN
+    first_fetch(robots)
+    explanation = robots.explain("http://example.com/private", "bot")
+    assert explanation.policy is Policy.RULES
+    assert "Disallow: /private" in str(explanation)

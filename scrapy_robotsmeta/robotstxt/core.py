@@ -30,6 +30,8 @@ from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple
 
 from scrapy_robotsmeta.robotstxt.cache import OriginCache, SecondTier
+from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
+from scrapy_robotsmeta.robotstxt.origin import checked_origin
 from scrapy_robotsmeta.robotstxt.state import (
     Change,
     Decision,
@@ -128,6 +130,16 @@ class RobotsTxtCore:
         self._undecided[origin] -= 1
         if not self._undecided[origin]:
             del self._undecided[origin]
+
+    def explain(self, url: str, token: str) -> Explanation:
+        """Why *url* is allowed, refused or waiting for the crawler *token*, as known now."""
+        origin = checked_origin(url)
+        if origin is None:
+            return Explanation.not_checked(url, "no robots.txt for this URL")
+        state = self.cache.peek(origin)
+        if state is None:
+            return Explanation(url, origin, Policy.UNKNOWN, "not fetched yet")
+        return state.explain(url, token)
 
     def peek(self, origin: Origin) -> OriginState | None:
         """The state of *origin* if known, without marking it used."""

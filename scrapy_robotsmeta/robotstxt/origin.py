@@ -28,6 +28,16 @@ class Origin(NamedTuple):
         return f"{self}/robots.txt"
 
 
+#: Schemes of URLs that have no robots.txt, whatever their authority says.
+_NO_ROBOTS_TXT = ("data:", "file:")
+
+
+def checked_origin(url: str) -> Origin | None:
+    """The origin whose robots.txt applies to *url*; None for a URL none applies to (data:,
+    file:, no host: its download succeeds or fails on its own)."""
+    return None if url.startswith(_NO_ROBOTS_TXT) else origin_of(url)
+
+
 def origin_of(url: str) -> Origin | None:
     """The origin of *url*: scheme and host lowercased, an IDN host in punycode, the default
     port made explicit. None for a URL without a host or with an invalid port."""

@@ -1,0 +1,88 @@
+"""What a decided request gets: it goes on, with the usage preferences robots.txt states for
+it recorded for its response, or it is refused with ``IgnoreRequest``, its reason logged and
+counted."""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from scrapy.exceptions import IgnoreRequest
+
+from scrapy_robotsmeta.keys import USAGE_META_KEY
+from scrapy_robotsmeta.robotstxt.state import Decision
+
+if TYPE_CHECKING:
+    from scrapy import Request, Spider
+    from scrapy.statscollectors import StatsCollector
+
+    from scrapy_robotsmeta.robotstxt import RobotsTxt
+    from scrapy_robotsmeta.robotstxt.state import OriginState
+
+# The middleware's name: these lines are its lines.
+logger = logging.getLogger("scrapy_robotsmeta.downloadermiddleware")
+
+
+class Verdicts:
+    """Applies the decision of one check to its request."""
+
+    def __init__(self, stats: StatsCollector, spider: Spider | None) -> None:
+        self.stats, self.spider = stats, spider
+
+    def apply(self, decision: Decision, state: OriginState, request: Request, token: str) -> None:
+        """Let *request* go on by *state*'s rules for the crawler *token*, or raise
+        IgnoreRequest with the reason."""
+        if decision is Decision.DROP:
+            self.stats.inc_value("robotstxt/unavailable_dropped")
+            self._log(
+                logging.DEBUG,
+                "Dropped %(request)s: robots.txt of %(origin)s unavailable (%(reason)s)",
+                request=request,
+                origin=state.origin,
+                reason=state.reason,
+            )
+            raise IgnoreRequest(f"robots.txt of {state.origin} unavailable ({state.reason})")
+        assert state.rules is not None
+        if not state.rules.allowed(request.url, token):
+            self._refuse(state, request, token)
+        self._record_usage(state.rules, request, token)
+
+    def _refuse(self, state: OriginState, request: Request, token: str) -> None:
+        explanation = state.explain(request.url, token)
+        if explanation.verdict is not None and explanation.verdict.undecided:
+            self.stats.inc_value("robotstxt/undecided")
+            self._log(
+                logging.INFO,
+                "robots.txt of %(origin)s has too many rules to try for %(request)s within "
+                "the bound of one check: refused, as if disallowed",
+                origin=state.origin,
+                request=request,
+            )
+        why = str(explanation)
+        self._log(
+            logging.DEBUG,
+            "Forbidden by robots.txt: %(request)s, by %(why)s",
+            request=request,
+            why=why,
+        )
+        self.stats.inc_value("robotstxt/forbidden")
+        raise IgnoreRequest(f"Forbidden by robots.txt: {why}")
+
+    def _record_usage(self, rules: RobotsTxt, request: Request, token: str) -> None:
+        """Put on the request, for its response, the preferences robots.txt states for it now:
+        by the time an item is made of the response, the origin may have been refreshed or
+        have left the cache."""
+        reading = rules.read_usage(request.url, token)
+        if reading.preferences.statements:
+            request.meta[USAGE_META_KEY] = reading.preferences
+        for reason in reading.ignored:
+            self.stats.inc_value("robotstxt/usage_ignored")
+            self._log(
+                logging.DEBUG,
+                "Ignored part of a usage preference for %(request)s: %(reason)s",
+                request=request,
+                reason=reason,
+            )
+
+    def _log(self, level: int, message: str, **values: object) -> None:
+        logger.log(level, message, values, extra={"spider": self.spider})
