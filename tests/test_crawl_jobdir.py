@@ -8,6 +8,7 @@ waiting request was fetched (or refused, as the robots.txt then said) exactly on
 from __future__ import annotations
 
 import logging
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_robotsmeta.parking import JOBDIR_FOLDER
+from scrapy_robotsmeta.robotstxt.statefile import FILENAME
 from scrapy_robotsmeta.testing import Site, delayed, html, links_page, sequence, static
 from tests.crawl import FollowAllSpider, ListSpider, crawl, make_crawler, stop_when
 from tests.damage import DAMAGES, queue_folder
@@ -286,3 +288,30 @@ async def test_with_the_json_serializer_parked_requests_survive_a_pause(
     assert sorted(paths(site, "/p/")) == sorted(f"/p/{i}" for i in range(20))
     assert after.urls == set(urls)  # items of ListSpider.parse_page, the stored callback
     assert after.stat("robotstxt/parked/malformed") == 0
+
+
+@deferred_f_from_coro_f
+async def test_a_damaged_stored_state_costs_a_fetch_never_a_verdict(
+    site: Site, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A resumed crawl reads the robots.txt states of its earlier run from JOBDIR; one whose
+    bytes were damaged on disk fails its checksum, is logged and counted, and its origin is
+    fetched again: its rules still refuse what they refused."""
+    urls = pages_site(site, 2, ALLOW_ALL)
+    settings = {"JOBDIR": str(tmp_path)}
+    await crawl(urls[:1], settings, ListSpider)
+    assert site.hits["/robots.txt"] == 1
+    db = sqlite3.connect(tmp_path / FILENAME)
+    (record,) = db.execute("SELECT record FROM states").fetchone()
+    damaged = bytearray(record)
+    damaged[len(damaged) // 2] ^= 0x01
+    with db:
+        db.execute("UPDATE states SET record = ?", (bytes(damaged),))
+    db.close()
+    with caplog.at_level(logging.WARNING):
+        after = await crawl([urls[1], site.url("/forbidden")], settings, ListSpider)
+    assert site.hits["/robots.txt"] == 2
+    assert after.stat("robotstxt/cache/damaged") == 1
+    assert "Damaged stored robots.txt state" in caplog.text
+    assert paths(site, "/p/") == ["/p/0", "/p/1"]
+    assert site.hits["/forbidden"] == 0
