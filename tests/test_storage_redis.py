@@ -170,23 +170,6 @@ async def test_every_key_but_parked_lists_expires(site: Site, redis_url: str) ->
     assert 0 < client(redis_url).pttl(keys[0]) <= (86400 + 600 + 60) * 1000
 
 
-@deferred_f_from_coro_f
-async def test_redis_unreachable_the_worker_carries_on_alone(
-    site: Site, caplog: pytest.LogCaptureFixture
-) -> None:
-    """Redis down: one WARNING, a stat, and the crawl goes on with this process's state."""
-    urls = pages(site, 5, UNAVAILABLE)
-    site.add({"/robots.txt": sequence(UNAVAILABLE, ALLOW)})
-    down = settings(f"redis://127.0.0.1:{free_port()}/0", ROBOTSTXT_RETRY_DELAY=0.2)
-    with caplog.at_level(logging.WARNING):
-        result = await crawl([*urls, site.url("/forbidden")], down, ListSpider)
-    assert len(page_hits(site)) == 5
-    assert result.stat("robotstxt/forbidden") == 1
-    assert result.stat("robotstxt/redis/errors") >= 1
-    assert caplog.text.count("Redis failed") == 1
-    assert result.stat("log_count/ERROR") == 0
-
-
 # Scrapy 2.13 masks an error raised while the engine is built with one of its own.
 @pytest.mark.newest_scrapy
 @deferred_f_from_coro_f
@@ -484,3 +467,27 @@ async def test_redis_failing_while_a_request_is_written_loses_nothing_silently(
     assert result.stat("robotstxt/dropped_on_close") == 0
     assert result.stat("robotstxt/parked/memory") == 1
     assert result.stat("test/errback_count") == 0
+
+
+# Scrapy 2.13 masks an error raised while the engine is built with one of its own.
+@pytest.mark.newest_scrapy
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        pytest.param(None, "cannot reach the Redis of ROBOTSTXT_REDIS_URL", id="nothing-there"),
+        pytest.param("reddis://127.0.0.1:1/0", "is not a Redis URL", id="misspelt-scheme"),
+    ],
+)
+@deferred_f_from_coro_f
+async def test_a_redis_that_cannot_be_reached_at_start_stops_the_crawl_with_one_line(
+    site: Site, caplog: pytest.LogCaptureFixture, url: str | None, why: str
+) -> None:
+    """A fleet member alone would fetch and park for itself: the crawl does not start, and
+    the one ERROR line names the setting."""
+    url = url or f"redis://127.0.0.1:{free_port()}/0"
+    with caplog.at_level(logging.ERROR), pytest.raises(StorageConfigError, match=why):
+        await crawl(pages(site, 1, ALLOW), settings(url), ListSpider)
+    errors = [record for record in caplog.records if record.levelno >= logging.ERROR]
+    assert errors[0].getMessage().startswith("Crawl not started: RedisStorage")
+    assert "ROBOTSTXT_REDIS_URL" in errors[0].getMessage()
+    assert site.hits["/robots.txt"] == 0

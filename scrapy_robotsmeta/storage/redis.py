@@ -96,6 +96,30 @@ def _redis_errors() -> tuple[type[BaseException], ...]:
     return (RedisError, OSError)
 
 
+def _check_reachable(url: str, errors: tuple[type[BaseException], ...]) -> None:
+    """Refuse to start on a Redis that cannot be reached: a fleet member that started alone
+    would fetch and park for itself, which is not what its user configured. (One that fails
+    later carries on alone until it answers again.)"""
+    from redis import Redis  # noqa: PLC0415 (an optional dependency)
+
+    where = "ROBOTSTXT_REDIS_URL (or scrapy-redis's REDIS_URL)"
+    try:
+        client = Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+    except ValueError as exc:  # a scheme redis-py does not know, a malformed URL
+        raise StorageConfigError(
+            f"RedisStorage: {where} {url!r} is not a Redis URL: {exc}"
+        ) from exc
+    try:
+        client.ping()
+    except errors as exc:
+        raise StorageConfigError(
+            f"RedisStorage cannot reach the Redis of {where} {url!r} "
+            f"({type(exc).__name__}: {exc}): start it, or fix the URL"
+        ) from exc
+    finally:
+        client.close()
+
+
 class RedisStorage(Storage):
     """Origin states, fetch leases and parked requests in Redis, for a fleet of processes."""
 
@@ -130,10 +154,11 @@ class RedisStorage(Storage):
         # can still fall back on it (RFC 9309 §2.4) while the refresh is unreachable.
         self.grace = settings.getfloat("ROBOTSTXT_UNAVAILABLE_TIMEOUT")
         self.prefix = settings.get("ROBOTSTXT_REDIS_KEY_PREFIX") % {"spider": self.spider.name}
+        self._errors = _redis_errors()
+        _check_reachable(url, self._errors)
         self.redis: Redis = Redis.from_url(
             url, socket_timeout=5, socket_connect_timeout=5, health_check_interval=30
         )
-        self._errors = _redis_errors()
         self._id = uuid.uuid4().hex
         # What this process parked and has not written to Redis yet (or cannot: Redis down,
         # or a request that cannot be serialised).
