@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import logging
 import sqlite3
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -24,8 +25,8 @@ from tests.damage import DAMAGES, queue_folder
 
 UNAVAILABLE = static("", status=503)
 # Long enough that a first run's outage retry comes after its stop, which follows within
-# milliseconds the requests' parking; short, since the resumed run keeps the outage's schedule
-# (the stored state's next try) and waits for that retry.
+# milliseconds the requests' parking (the resumed run starts the outage again: it tries at
+# once).
 RETRY_AFTER_THE_STOP = 5
 
 
@@ -315,3 +316,26 @@ async def test_a_damaged_stored_state_costs_a_fetch_never_a_verdict(
     assert "Damaged stored robots.txt state" in caplog.text
     assert paths(site, "/p/") == ["/p/0", "/p/1"]
     assert site.hits["/forbidden"] == 0
+
+
+@deferred_f_from_coro_f
+async def test_time_stopped_is_not_outage_time(site: Site, tmp_path: Path) -> None:
+    """A job stopped during an outage and resumed after its give-up time gives the origin the
+    chance an uninterrupted crawl would: the resumed run tries again at once, and crawls the
+    pages once robots.txt answers, instead of giving the origin up for time nobody watched."""
+    urls = pages_site(site, 5, UNAVAILABLE)
+    settings = {
+        "JOBDIR": str(tmp_path),
+        "ROBOTSTXT_RETRY_DELAY": RETRY_AFTER_THE_STOP,
+        "ROBOTSTXT_UNAVAILABLE_TIMEOUT": 1.0,
+    }
+    before, after = await pause_and_resume(
+        urls,
+        settings,
+        lambda stats: stats.get("robotstxt/parked", 0) >= len(urls),
+        lambda: (time.sleep(1.5), site.add({"/robots.txt": ALLOW_ALL})),
+    )
+    assert before.stat("robotstxt/given_up") == 0
+    assert after.stat("robotstxt/given_up") == 0
+    assert sorted(paths(site, "/p/")) == sorted(f"/p/{i}" for i in range(5))
+    assert site.hits["/robots.txt"] == 2  # the first run's try, and the resumed run's

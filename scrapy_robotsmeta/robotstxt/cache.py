@@ -167,14 +167,18 @@ class OriginCache:
     def close(self) -> None:
         """Close the second tier, if any; first, if it outlives the crawl, write to it every
         fetched live state and the origin in use if it changed (packed ones were written as
-        they were packed), for the next run of the job."""
+        they were packed), for the next run of the job.
+
+        Not an origin in an outage: the time a job stands still is not time its site was
+        watched, so the next run starts that outage again (tries at once, and gives it the
+        whole give-up time); cache lifetimes stay wall-clock time."""
         self._put_back()
         second = self.second
         if second is None:
             return
         if second.durable:
-            fetched = [state for state in self._states.values() if state.fetched_before]
-            second.put([(state.origin, pack(state)) for state in fetched])
+            kept = [s for s in self._states.values() if s.fetched_before and s.down_since is None]
+            second.put([(state.origin, pack(state)) for state in kept])
         second.close()
 
     def _measure(self, state: OriginState) -> None:
