@@ -138,8 +138,9 @@ class RobotsTxtMiddleware:
         elif action is Action.RELEASE:
             self._start_release(state)
         elif action is Action.GIVE_UP:
+            last = state.reason
             down_for = self.core.give_up(state, self.clock.seconds())
-            report_give_up(self.stats, state, down_for, self.core.timing, self.crawler.spider)
+            report_give_up(self.stats, state.origin, last, down_for, self.core.timing)
             self._run(self._publish_and_release(state), f"Giving up on {state.origin}", state)
         elif action is Action.END_HOLD:
             self.waiting.wake(state.origin)

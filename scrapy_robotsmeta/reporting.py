@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from scrapy.statscollectors import StatsCollector
 
     from scrapy_robotsmeta.robotstxt.cache import OriginCache
+    from scrapy_robotsmeta.robotstxt.origin import Origin
     from scrapy_robotsmeta.robotstxt.policy import Outcome
     from scrapy_robotsmeta.robotstxt.state import OriginState, Timing
 
@@ -54,23 +55,18 @@ def report_change(
 
 
 def report_give_up(
-    stats: StatsCollector,
-    state: OriginState,
-    down_for: float,
-    timing: Timing,
-    spider: Spider | None,
+    stats: StatsCollector, origin: Origin, last: str, down_for: float, timing: Timing
 ) -> None:
-    """*down_for*: how long the outage lasted as this process saw it (not the setting: a
-    skewed clock, a pause, would show there)."""
+    """*last*: the outage's last reason; *down_for*: how long it lasted as this process saw it
+    (not the setting: a skewed clock, a pause, would show there)."""
     stats.inc_value("robotstxt/given_up")
     logger.warning(
         "robots.txt of %s unavailable for %.0f s (last: %s); giving up on this origin: "
         "its requests are dropped for the next %.0f s",
-        state.origin,
+        origin,
         down_for,
-        state.reason,
+        last,
         timing.expiration,
-        extra={"spider": spider},
     )
 
 

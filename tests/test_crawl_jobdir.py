@@ -318,6 +318,12 @@ async def test_a_damaged_stored_state_costs_a_fetch_never_a_verdict(
     assert site.hits["/forbidden"] == 0
 
 
+def sleep_then(seconds: float, change: Callable[[], object]) -> None:
+    """The job stands still for *seconds* (past its give-up time), then the site changes."""
+    time.sleep(seconds)
+    change()
+
+
 @deferred_f_from_coro_f
 async def test_time_stopped_is_not_outage_time(site: Site, tmp_path: Path) -> None:
     """A job stopped during an outage and resumed after its give-up time gives the origin the
@@ -333,9 +339,36 @@ async def test_time_stopped_is_not_outage_time(site: Site, tmp_path: Path) -> No
         urls,
         settings,
         lambda stats: stats.get("robotstxt/parked", 0) >= len(urls),
-        lambda: (time.sleep(1.5), site.add({"/robots.txt": ALLOW_ALL})),
+        lambda: sleep_then(1.5, lambda: site.add({"/robots.txt": ALLOW_ALL})),
     )
     assert before.stat("robotstxt/given_up") == 0
     assert after.stat("robotstxt/given_up") == 0
     assert sorted(paths(site, "/p/")) == sorted(f"/p/{i}" for i in range(5))
     assert site.hits["/robots.txt"] == 2  # the first run's try, and the resumed run's
+
+
+@deferred_f_from_coro_f
+async def test_an_outage_resumed_is_retried_before_it_is_given_up(
+    site: Site, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Still unavailable after the pause, the origin is retried by the resumed run and given
+    up after the whole give-up time of that run, which the WARNING reports as it saw it."""
+    urls = pages_site(site, 3, UNAVAILABLE)
+    settings = {
+        "JOBDIR": str(tmp_path),
+        "ROBOTSTXT_RETRY_DELAY": 0.3,
+        "ROBOTSTXT_UNAVAILABLE_TIMEOUT": 1.0,
+    }
+    with caplog.at_level(logging.WARNING):
+        before, after = await pause_and_resume(
+            urls,
+            settings,
+            lambda stats: stats.get("robotstxt/parked", 0) >= len(urls),
+            lambda: sleep_then(1.5, lambda: None),
+        )
+    assert before.stat("robotstxt/given_up") == 0
+    assert after.stat("robotstxt/request_count") >= 2  # retried before it gave up
+    assert after.stat("robotstxt/given_up") == 1
+    assert after.stat("robotstxt/unavailable_dropped") == 3
+    assert "unavailable for 1 s (last: HTTP 503); giving up" in caplog.text
+    assert paths(site, "/p/") == []
