@@ -32,8 +32,9 @@ from scrapy_robotsmeta.robotstxt.core import RELEASING, Action, RobotsTxtCore
 from scrapy_robotsmeta.robotstxt.explanation import Explanation
 from scrapy_robotsmeta.robotstxt.origin import Origin, checked_origin
 from scrapy_robotsmeta.robotstxt.policy import unavailable
-from scrapy_robotsmeta.robotstxt.state import Change, Decision, OriginState, Published, Timing
+from scrapy_robotsmeta.robotstxt.state import Change, Decision, OriginState, Timing
 from scrapy_robotsmeta.robotstxt.statefile import open_state_file
+from scrapy_robotsmeta.sharing import Sharing
 from scrapy_robotsmeta.startup import check_start, reported_refusals
 from scrapy_robotsmeta.useragent import CrawlerToken
 from scrapy_robotsmeta.verdicts import Verdicts
@@ -84,8 +85,10 @@ class RobotsTxtMiddleware:
         )
         self.verdicts = Verdicts(self.stats, crawler.spider)
         self._timer: DelayedCall | None = None
-        self._poller: DelayedCall | None = None
         self._tasks = Tasks(self.stats)
+        self.sharing = Sharing(
+            self.core, self.storage, self.clock, self.stats, self._tasks, on_news=self._waiting
+        )
         crawler.signals.connect(self._spider_opened, signals.spider_opened)
         crawler.signals.connect(self._spider_idle, signals.spider_idle)
         crawler.signals.connect(self._spider_closed, signals.spider_closed)
@@ -189,7 +192,7 @@ class RobotsTxtMiddleware:
         )
 
     async def _fetch(self, state: OriginState, context: Request | None) -> None:
-        if not await self.storage.claim_fetch(state.origin, lambda p: self._settles(state, p)):
+        if not await self.storage.claim_fetch(state.origin, self.sharing.settles(state)):
             # Another process of the crawl fetched it (its state is adopted now) or fetches
             # it (its outcome arrives through poll()).
             now = self.clock.seconds()
@@ -199,7 +202,7 @@ class RobotsTxtMiddleware:
                 self._start_release(state)
             else:
                 self._rearm()
-                self._start_polling()
+                self.sharing.start()
             return
         timeout, fresh = self.core.fetch_claimed(state, self.clock.seconds())
         outcome = await self.fetcher.fetch(state.origin, timeout, context, fresh)
@@ -212,15 +215,6 @@ class RobotsTxtMiddleware:
         await self.storage.publish(state.origin, state.snapshot(), body, fetched=True)
         if change in RELEASING:
             self._start_release(state)
-
-    def _settles(self, state: OriginState, published: Published) -> bool:
-        """Whether the state another process published makes the fetch *state* began
-        needless (the core adopts it then)."""
-        changes = state.changes
-        settles = self.core.adopt_if_settling(state, published, self.clock.seconds())
-        if state.changes != changes:
-            self.stats.inc_value("robotstxt/redis/adopted")
-        return settles
 
     def _fetch_failed(self, state: OriginState, exc: BaseException) -> None:
         """A fetch whose bookkeeping failed (its storage raised) would leave its origin being
@@ -246,32 +240,6 @@ class RobotsTxtMiddleware:
         self.core.release_failed(origin)
         self.waiting.start_parking()
 
-    # -- a shared storage ------------------------------------------------------------------
-
-    def _start_polling(self) -> None:
-        if self._poller is None and not self.core.closed:
-            self._poller = self.clock.callLater(self.storage.poll_interval, self._poll)
-
-    def _poll(self) -> None:
-        self._poller = None
-        self._tasks.run(
-            self._poll_once(), "Polling the shared robots.txt states", self._poll_failed
-        )
-
-    async def _poll_once(self) -> None:
-        pending = self.core.pending
-        for origin, published in await self.storage.poll(pending):
-            adopted = published is not None and self.core.adopt(origin, published)
-            if adopted:
-                self.stats.inc_value("robotstxt/redis/adopted")
-            if adopted or origin not in pending:  # not pending: requests left by another
-                self._waiting(origin)
-        self._poll_failed(None)
-
-    def _poll_failed(self, _: BaseException | None) -> None:
-        if self.core.any_pending or self.storage.shared:
-            self._start_polling()
-
     # -- crawl lifecycle -------------------------------------------------------------------
 
     async def _spider_opened(self) -> None:
@@ -285,7 +253,7 @@ class RobotsTxtMiddleware:
         for origin in restored:
             self._waiting(origin)
         if self.storage.shared:
-            self._start_polling()
+            self.sharing.start()
 
     def _spider_idle(self) -> None:
         # Every origin with parked requests, not only those this process waits on: a shared
@@ -300,9 +268,9 @@ class RobotsTxtMiddleware:
     async def _spider_closed(self) -> None:
         self.core.close()
         report_cache(self.stats, self.core.cache)
-        for timer in (self._timer, self._poller):
-            if timer is not None and timer.active():
-                timer.cancel()
+        self.sharing.close()
+        if self._timer is not None and self._timer.active():
+            self._timer.cancel()
         lost = self.waiting.close()
         report_lost(self.stats, lost + await self.storage.close(), self.crawler.spider)
         self.core.cache.close()  # last: with JOBDIR, what is live goes to the disk tier

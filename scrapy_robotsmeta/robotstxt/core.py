@@ -25,13 +25,13 @@ dropped) or ``END_HOLD`` (the requests held for its fetch waited long enough: pa
 from __future__ import annotations
 
 import enum
-import heapq
 from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple
 
 from scrapy_robotsmeta.robotstxt.cache import OriginCache, SecondTier
 from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
 from scrapy_robotsmeta.robotstxt.origin import checked_origin
+from scrapy_robotsmeta.robotstxt.schedule import Schedule
 from scrapy_robotsmeta.robotstxt.state import (
     Change,
     Decision,
@@ -90,14 +90,7 @@ class RobotsTxtCore:
         self._pending: set[Origin] = set()
         #: Origins whose released requests are not decided yet, and how many of them.
         self._undecided: Counter[Origin] = Counter()
-        #: When each waited-on origin must next be acted on (a retry, or its give-up).
-        self._due: dict[Origin, float] = {}
-        #: Until when requests may wait for each fetch in flight.
-        self._holds: dict[Origin, float] = {}
-        # (time, order, origin, is_hold): an entry counts only while the dict above still says
-        # that time; the order keeps origins (whose port may be None) out of comparisons.
-        self._heap: list[tuple[float, int, Origin, bool]] = []
-        self._order = 0
+        self._schedule = Schedule()
         self.closed = False
 
     # -- requests ----------------------------------------------------------------------------
@@ -112,7 +105,7 @@ class RobotsTxtCore:
         fetch = not self.closed and state.fetch_due(now)
         if fetch:
             self._begin_fetch(state, now)
-        return Check(decision, state, fetch, origin in self._holds)
+        return Check(decision, state, fetch, self._schedule.has(origin, hold=True))
 
     def keep_until_decided(self, origin: Origin) -> bool:
         """Keep *origin* live in memory until a released request of it is decided (see
@@ -156,12 +149,12 @@ class RobotsTxtCore:
     def fetch_left(self, state: OriginState, now: float, until: float) -> bool:
         """Another process fetches (or fetched) the origin: start no fetch before *until*,
         end the hold, and say whether its requests can be decided now."""
-        self._end(self._holds, state.origin)
+        self._schedule.clear(state.origin, hold=True)
         if state.decide(now) is not Decision.WAIT:
             state.defer_fetch(None)
             return True
         state.defer_fetch(until)
-        self._schedule(state, now)
+        self._plan(state, now)
         return False
 
     def settle(self, state: OriginState, outcome: Outcome, now: float) -> Change:
@@ -169,42 +162,28 @@ class RobotsTxtCore:
         change = state.apply(outcome, now, self.timing)
         if change is Change.OUTAGE_STARTED:
             # Its tries fail or hang: the requests held for this one go to be parked.
-            self._end(self._holds, state.origin)
+            self._schedule.clear(state.origin, hold=True)
         if change not in RELEASING:
-            self._schedule(state, now)
+            self._plan(state, now)
         return change
 
     # -- time --------------------------------------------------------------------------------
 
     def next_due(self) -> float | None:
         """When :meth:`due` next has something to do; None: nothing is scheduled."""
-        heap = self._heap
-        while heap:
-            when, _, origin, is_hold = heap[0]
-            if (self._holds if is_hold else self._due).get(origin) == when:
-                return when
-            heapq.heappop(heap)
-        return None
+        return self._schedule.next()
 
     def due(self, now: float) -> list[tuple[OriginState, Action]]:
         """What is due at *now*, in order."""
         actions = []
-        heap = self._heap
-        while heap and heap[0][0] <= now:
-            when, _, origin, is_hold = heapq.heappop(heap)
-            times = self._holds if is_hold else self._due
-            if times.get(origin) != when:
-                continue
-            del times[origin]
+        for origin, hold in self._schedule.pop_due(now):
             state = self.cache.get_or_create(origin)
-            if is_hold:
+            if hold:
                 actions.append((state, Action.END_HOLD))
             elif state.deadline_passed(now) and not state.given_up:
                 actions.append((state, Action.GIVE_UP))
-            else:
-                action = self.advance(state, now)
-                if action is not None:
-                    actions.append((state, action))
+            elif (action := self.advance(state, now)) is not None:
+                actions.append((state, action))
         return actions
 
     def give_up(self, state: OriginState, now: float) -> float:
@@ -247,7 +226,7 @@ class RobotsTxtCore:
         if not self.closed and state.fetch_due(now):
             self._begin_fetch(state, now)
             return Action.FETCH
-        self._schedule(state, now)
+        self._plan(state, now)
         return None
 
     def waiting(self, origin: Origin, now: float) -> tuple[OriginState, Action | None]:
@@ -261,18 +240,18 @@ class RobotsTxtCore:
         """Those of *origins* (with requests parked) that nothing is scheduled for: nothing
         may wake their requests (a release that missed them, requests another process left, a
         fault somewhere); a caller :meth:`waiting` them again."""
-        return [origin for origin in origins if origin not in self._due]
+        return [origin for origin in origins if not self._schedule.has(origin)]
 
     # -- releases ----------------------------------------------------------------------------
 
     def released(self, origin: Origin) -> None:
         """*origin*'s requests are being put back into the crawl: it no longer waits."""
         self._pending.discard(origin)
-        self._end(self._due, origin)
-        self._end(self._holds, origin)
+        self._schedule.clear(origin)
+        self._schedule.clear(origin, hold=True)
 
     def end_hold(self, origin: Origin) -> None:
-        self._end(self._holds, origin)
+        self._schedule.clear(origin, hold=True)
 
     def release_failed(self, origin: Origin) -> None:
         """Requests a failed release left behind still wait."""
@@ -294,9 +273,7 @@ class RobotsTxtCore:
         """The crawl closes: nothing is scheduled any more, and no fetch starts."""
         self.closed = True
         self._pending.clear()
-        self._due.clear()
-        self._holds.clear()
-        self._heap.clear()
+        self._schedule.reset()
 
     # -- internals ---------------------------------------------------------------------------
 
@@ -310,28 +287,18 @@ class RobotsTxtCore:
         self._pending.add(state.origin)
         if self.hold_time > 0 and state.down_since is None:
             # Not during an outage: its tries fail, or hang until their timeout.
-            self._set(self._holds, state.origin, now + self.hold_time, is_hold=True)
+            self._schedule.set(state.origin, now + self.hold_time, hold=True)
 
-    def _schedule(self, state: OriginState, now: float) -> None:
+    def _plan(self, state: OriginState, now: float) -> None:
         """Be due when the origin next has something to do: a retry or its give-up."""
         origin = state.origin
         if self.closed:
             return
         if (state.deadline_passed(now) and not state.given_up) or state.fetch_due(now):
-            self._set(self._due, origin, now, is_hold=False)
+            self._schedule.set(origin, now)
             return
         later = [t for t in (state.retry_at, state.give_up_at) if t is not None and t > now]
         if later:
-            self._set(self._due, origin, min(later), is_hold=False)
+            self._schedule.set(origin, min(later))
         else:
-            self._end(self._due, origin)
-
-    def _set(self, times: dict[Origin, float], origin: Origin, when: float, is_hold: bool) -> None:
-        times[origin] = when
-        self._order += 1
-        heapq.heappush(self._heap, (when, self._order, origin, is_hold))
-
-    @staticmethod
-    def _end(times: dict[Origin, float], origin: Origin) -> None:
-        # Its heap entry no longer matches: next_due and due skip it.
-        times.pop(origin, None)
+            self._schedule.clear(origin)
