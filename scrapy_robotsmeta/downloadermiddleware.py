@@ -26,7 +26,7 @@ from scrapy_robotsmeta.crawldelay import CrawlDelay
 from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.fetcher import RobotsTxtFetcher
 from scrapy_robotsmeta.keys import DONT_OBEY_ROBOTSTXT, USAGE_META_KEY
-from scrapy_robotsmeta.reactor import Clock, Tasks, crawler_clock
+from scrapy_robotsmeta.reactor import Alarm, Clock, Tasks, crawler_clock
 from scrapy_robotsmeta.reporting import report_cache, report_change, report_give_up, report_lost
 from scrapy_robotsmeta.robotstxt.core import RELEASING, Action, RobotsTxtCore
 from scrapy_robotsmeta.robotstxt.explanation import Explanation
@@ -43,7 +43,6 @@ from scrapy_robotsmeta.waiting import WaitingRequests
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
-    from twisted.internet.base import DelayedCall
 
     from scrapy_robotsmeta.storage import Storage
 
@@ -67,7 +66,7 @@ class RobotsTxtMiddleware:
         self.storage: Storage = build_from_crawler(storage_cls, crawler)
         spill = self.storage.disk_tier and settings.getbool("ROBOTSTXT_CACHE_SPILL")
         self.core = RobotsTxtCore(
-            _timing(crawler),
+            Timing.from_settings(settings, crawler.settings.getfloat("DOWNLOAD_TIMEOUT")),
             settings.getint("ROBOTSTXT_CACHE_MEMORY"),
             settings.getfloat("ROBOTSTXT_HOLD_TIME"),
             open_state_file(job_dir(crawler.settings)) if spill else None,
@@ -84,7 +83,7 @@ class RobotsTxtMiddleware:
             start_fetch=self._start_fetch,
         )
         self.verdicts = Verdicts(self.stats, crawler.spider)
-        self._timer: DelayedCall | None = None
+        self._alarm = Alarm(self.clock, self._on_due)
         self._tasks = Tasks(self.stats)
         self.sharing = Sharing(
             self.core, self.storage, self.clock, self.stats, self._tasks, on_news=self._waiting
@@ -151,18 +150,9 @@ class RobotsTxtMiddleware:
 
     def _rearm(self) -> None:
         """Keep the one timer of the robots.txt part set for the core's next due time."""
-        when, timer = self.core.next_due(), self._timer
-        if timer is not None and timer.active():
-            if when is not None and timer.getTime() == when:
-                return
-            timer.cancel()
-        self._timer = None
-        if when is not None:
-            delay = max(0.0, when - self.clock.seconds())
-            self._timer = self.clock.callLater(delay, self._on_due)
+        self._alarm.set(self.core.next_due())
 
     def _on_due(self) -> None:
-        self._timer = None
         for state, action in self.core.due(self.clock.seconds()):
             self._act(state, action)
         self._rearm()
@@ -269,22 +259,10 @@ class RobotsTxtMiddleware:
         self.core.close()
         report_cache(self.stats, self.core.cache)
         self.sharing.close()
-        if self._timer is not None and self._timer.active():
-            self._timer.cancel()
+        self._alarm.cancel()
         lost = self.waiting.close()
         report_lost(self.stats, lost + await self.storage.close(), self.crawler.spider)
         self.core.cache.close()  # last: with JOBDIR, what is live goes to the disk tier
-
-
-def _timing(crawler: Crawler) -> Timing:
-    settings = PackageSettings(crawler.settings)
-    return Timing(
-        expiration=settings.getfloat("ROBOTSTXT_CACHE_EXPIRATION"),
-        retry_delay=settings.getfloat("ROBOTSTXT_RETRY_DELAY"),
-        retry_max_delay=settings.getfloat("ROBOTSTXT_RETRY_MAX_DELAY"),
-        unavailable_timeout=settings.getfloat("ROBOTSTXT_UNAVAILABLE_TIMEOUT"),
-        download_timeout=crawler.settings.getfloat("DOWNLOAD_TIMEOUT"),
-    )
 
 
 def _origin(request: Request) -> Origin | None:

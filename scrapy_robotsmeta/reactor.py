@@ -78,3 +78,30 @@ class Tasks:
                 recover(failure.value)
             except Exception:  # the recovery's own fault must not go unseen either
                 logger.exception("Recovering from the failure of %s failed", what)
+
+
+class Alarm:
+    """One timer, kept set for a time that changes (the nearest of many), calling *ring* then."""
+
+    def __init__(self, clock: Clock, ring: Callable[[], None]) -> None:
+        self._clock, self._ring = clock, ring
+        self._timer: DelayedCall | None = None
+
+    def set(self, when: float | None) -> None:
+        """Ring at *when* (None: never), instead of any time set before."""
+        timer = self._timer
+        if timer is not None and timer.active():
+            if when is not None and timer.getTime() == when:
+                return
+            timer.cancel()
+        self._timer = None
+        if when is not None:
+            delay = max(0.0, when - self._clock.seconds())
+            self._timer = self._clock.callLater(delay, self._rang)
+
+    def _rang(self) -> None:
+        self._timer = None
+        self._ring()
+
+    def cancel(self) -> None:
+        self.set(None)

@@ -1,5 +1,7 @@
-"""Time for the robots.txt part (``reactor.py``): the clock a crawler is given. (``Tasks``, which
-holds background coroutines, is exercised by every crawl that fetches a robots.txt.)"""
+"""Time for the robots.txt part (``reactor.py``): the clock a crawler is given, and the one
+alarm kept set for the nearest due time. (``Tasks``, which holds background coroutines, is
+exercised by every crawl that fetches a robots.txt, and its failures by
+test_crawl_task_faults.py.)"""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ from scrapy import Spider
 from scrapy.utils.test import get_crawler
 from twisted.internet.task import Clock
 
-from scrapy_robotsmeta.reactor import CLOCK_ATTRIBUTE, crawler_clock
+from scrapy_robotsmeta.reactor import CLOCK_ATTRIBUTE, Alarm, crawler_clock
 from scrapy_robotsmeta.testing import installed_reactor
 
 
@@ -20,3 +22,25 @@ def test_a_crawler_given_a_clock_runs_on_it() -> None:
 
 def test_a_crawler_without_one_runs_on_the_reactor() -> None:
     assert crawler_clock(get_crawler(Spider)) is installed_reactor()
+
+
+def test_an_alarm_rings_once_at_the_last_time_set() -> None:
+    clock, rang = Clock(), list[float]()
+    alarm = Alarm(clock, lambda: rang.append(clock.seconds()))
+    alarm.set(5.0)
+    alarm.set(2.0)  # the nearest changed
+    alarm.set(2.0)  # the same: the timer stays as it is
+    clock.pump([2.0, 8.0])
+    assert rang == [2.0]
+    assert clock.getDelayedCalls() == []
+
+
+def test_an_alarm_set_to_none_or_cancelled_never_rings() -> None:
+    clock, rang = Clock(), list[float]()
+    alarm = Alarm(clock, lambda: rang.append(clock.seconds()))
+    alarm.set(1.0)
+    alarm.set(None)
+    alarm.set(3.0)
+    alarm.cancel()
+    clock.advance(10.0)
+    assert rang == []

@@ -24,7 +24,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from scrapy_robotsmeta.defaults import DEFAULTS
+from scrapy_robotsmeta.defaults import DEFAULTS, PackageSettings
 from scrapy_robotsmeta.robotstxt import RobotsTxt
 from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
 from scrapy_robotsmeta.robotstxt.origin import Origin
@@ -75,6 +75,17 @@ class Timing:
     #: The crawl's DOWNLOAD_TIMEOUT, which the middleware passes; without one, only the
     #: give-up time bounds a try.
     download_timeout: float = math.inf
+
+    @classmethod
+    def from_settings(cls, settings: PackageSettings, download_timeout: float) -> Timing:
+        """The crawl's timing: the package's settings, and Scrapy's DOWNLOAD_TIMEOUT."""
+        return cls(
+            expiration=settings.getfloat("ROBOTSTXT_CACHE_EXPIRATION"),
+            retry_delay=settings.getfloat("ROBOTSTXT_RETRY_DELAY"),
+            retry_max_delay=settings.getfloat("ROBOTSTXT_RETRY_MAX_DELAY"),
+            unavailable_timeout=settings.getfloat("ROBOTSTXT_UNAVAILABLE_TIMEOUT"),
+            download_timeout=download_timeout,
+        )
 
     def retry_after(self, failures: int) -> float:
         """The wait before the next try, after *failures* tries failed in a row."""
