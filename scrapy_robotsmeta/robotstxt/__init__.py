@@ -146,7 +146,17 @@ def _reading_of(lines: tuple[UsageLine, ...]) -> UsageReading:
 class RobotsTxt:
     """The parsed rules of one robots.txt file. Build it with :meth:`parse`."""
 
-    __slots__ = ("_agents", "_groups", "_rest", "_sitemaps", "compiled", "size_hint", "truncated")
+    __slots__ = (
+        "_agents",
+        "_groups",
+        "_last_agent",
+        "_last_group",
+        "_rest",
+        "_sitemaps",
+        "compiled",
+        "size_hint",
+        "truncated",
+    )
 
     def __init__(
         self,
@@ -177,6 +187,10 @@ class RobotsTxt:
         #: How many groups checks have compiled: it only grows, so a copy made before the
         #: last check compiled one has a smaller count.
         self.compiled = compiled
+        # The User-Agent of the last check and its compiled group: a crawler checks every URL
+        # with one, so most checks skip finding the group (a third of a check's time).
+        self._last_agent: str | None = None
+        self._last_group: Group | None = None
 
     @classmethod
     def parse(cls, body: bytes | bytearray | memoryview | str) -> RobotsTxt:
@@ -302,7 +316,11 @@ class RobotsTxt:
     def allowed(self, url: str, user_agent: str) -> bool:
         """Whether the crawler named by *user_agent* (a product token or a full User-Agent
         header) may fetch *url*."""
-        group = self._checked(user_agent)
+        if user_agent == self._last_agent:
+            group = self._last_group
+        else:
+            group = self._checked(user_agent)
+            self._last_agent, self._last_group = user_agent, group
         if group is None:
             return True
         path = _path_of(url)

@@ -56,6 +56,11 @@ def canonical_url_path(path: str) -> str:
     return _REWRITE.sub(_rewrite, path)
 
 
+#: A match when a rule path is canonical as written and a plain prefix (no ``*``, no ``$``),
+#: its own pattern; None otherwise. The bound method itself: it runs for every rule.
+match_plain_rule_path = _CANONICAL_URL_PATH.fullmatch
+
+
 def canonical_rule_path(path: str) -> str:
     """Canonical form of a rule path: ``*`` stays a wildcard, a final ``$`` stays an anchor, any
     other ``$`` is literal.

@@ -27,7 +27,7 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from scrapy_robotsmeta.robotstxt._encoding import canonical_rule_path
+from scrapy_robotsmeta.robotstxt._encoding import canonical_rule_path, match_plain_rule_path
 from scrapy_robotsmeta.robotstxt._parser import Rule, UsageLine
 
 #: A group as :meth:`Group.to_plain` gives it.
@@ -41,6 +41,9 @@ _START = 4
 _CROWDED = 16
 # The length of the runs of characters of a rule's pieces an index files it under.
 _GRAM = 3
+# Up to this many runs of characters, a check asks whether the path holds each (a C-level
+# search, for the handful most indexes have) rather than cut the path into all of its own.
+_FEW_PIECES = 16
 # Kinds of key an indexed rule is filed under (see _Index).
 _BY_PREFIX, _BY_SUFFIX, _BY_PIECE = range(3)
 
@@ -269,9 +272,12 @@ class _Index:
         if self.by_suffix:
             texts = [path[size - n :] for n in self.suffix_sizes if n <= size]
             found += _looked_up(self.by_suffix, texts)
-        if self.by_piece:
-            held = _path_grams(path, self.piece_sizes) & self.by_piece.keys()
-            found += map(self.by_piece.__getitem__, held)
+        by_piece = self.by_piece
+        if len(by_piece) > _FEW_PIECES:
+            held = _path_grams(path, self.piece_sizes) & by_piece.keys()
+            found += map(by_piece.__getitem__, held)
+        elif by_piece:
+            found += [rules for piece, rules in by_piece.items() if piece in path]
         if len(found) <= 1:
             return table.first_match(path, found[0]) if found else None
         # A key's rules are in precedence order: merged (sorted runs: few comparisons), the
@@ -293,6 +299,11 @@ def _keys(table: _Table) -> tuple[dict[str, list[int]], ...]:
     grams = {
         i: _grams(tail[0]) for i, tail in enumerate(tails) if tail is not None and any(tail[0])
     }
+    if not grams:  # most groups: every rule under its prefix, nothing to count
+        by_prefix = keys[_BY_PREFIX]
+        for index, prefix in enumerate(prefixes):
+            by_prefix.setdefault(prefix, []).append(index)
+        return keys
     suffixes = {i: _suffix_of(tails[i]) for i in grams}
     counts = (
         Counter(prefixes),
@@ -319,6 +330,17 @@ def _suffix_of(tail: _Tail) -> str:
     """The last piece of a rule that ends with ``$``, which a path it matches ends with; ""
     for other rules."""
     return tail[0][-1] if tail is not None and tail[1] and tail[0] else ""
+
+
+def _keep_first(unique: dict[str, _Entry], pattern: str, entry: _Entry) -> None:
+    """Keep in *unique* the rule of *pattern* that decides: the first allow, else the first
+    rule written (see Group.compile)."""
+    kept = unique.get(pattern)
+    if kept is None:
+        unique[pattern] = entry
+    elif entry[3] > kept[3]:  # an allow after a disallow of the same pattern
+        del unique[pattern]
+        unique[pattern] = entry
 
 
 class Group:
@@ -372,25 +394,30 @@ class Group:
         rules = self._rules
         if rules is None:
             return
-        entries: list[_Entry] = []
+        # Of rules with one pattern, only the first in precedence order can decide (an
+        # allow, else the first written): the others would only cost checks a look each.
+        # An allow that replaces a disallow moves to its own place in file order, which
+        # the stable sort keeps among rules of equal precedence.
+        unique: dict[str, _Entry] = {}
         for allow, path, line in rules:
-            pattern = canonical_rule_path(path)
-            entries.append(_entry(pattern, allow, path, line))
+            if match_plain_rule_path(path):  # most rules: canonical already, a plain prefix
+                pattern = path
+                entry: _Entry = (path, None, 0, 2 * len(path) + allow, path, line)
+            else:
+                pattern = canonical_rule_path(path)
+                entry = _entry(pattern, allow, path, line)
+            _keep_first(unique, pattern, entry)
             if allow:
                 # Googlebot reads "Allow: /dir/index.html" (or index.htm…) as allowing "/dir/"
                 # too, the URL that serves that page, and only it: it adds "Allow: /dir/$"
                 # under the same line.
                 slash = pattern.rfind("/")
                 if slash >= 0 and pattern.startswith("/index.htm", slash):
-                    entries.append(_entry(pattern[: slash + 1] + "$", allow, path, line))
+                    anchored = pattern[: slash + 1] + "$"
+                    _keep_first(unique, anchored, _entry(anchored, allow, path, line))
+        entries = list(unique.values())
         # Stable: among equals, file order.
         entries.sort(key=_precedence, reverse=True)
-        # Of rules with one pattern, only the first can decide: the others would only cost
-        # checks a look each.
-        unique: dict[tuple[str, _Tail], _Entry] = {}
-        for entry in entries:
-            unique.setdefault(entry[:2], entry)
-        entries = list(unique.values())
         self._table = _Table(*zip(*entries, strict=True)) if entries else _NO_RULES
         if len(entries) >= _INDEX_FROM:
             self._index = _Index(self._table)
@@ -404,8 +431,17 @@ class Group:
     def allows(self, path: str) -> bool:
         """Whether a canonical *path* is allowed: no rule matches, or the deciding one allows
         (a check that would take more than :data:`WORK_BOUND` is not)."""
-        index = self._decide(path)
-        return index is None or (index != UNDECIDED and bool(self._table.precedences[index] & 1))
+        # _decide's work written out: a call less on every check of a crawl.
+        if self._rules is not None:
+            self.compile()
+        table = self._table
+        if self._index is not None:
+            index = self._index.decide(table, path)
+        elif path.startswith(table.prefixes):
+            index = table.first_match(path, range(len(table.prefixes)))
+        else:
+            return True
+        return index is None or (index != UNDECIDED and bool(table.precedences[index] & 1))
 
     def deciding_rule(self, path: str) -> tuple[bool, Rule | None]:
         """Whether a canonical *path* is allowed, and the rule that decides: None when no rule
