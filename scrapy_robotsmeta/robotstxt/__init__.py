@@ -10,7 +10,14 @@ from typing import Any, NamedTuple
 
 from scrapy_robotsmeta.robotstxt._encoding import canonical_url_path, plain_url_path
 from scrapy_robotsmeta.robotstxt._matcher import Group, PlainGroup, is_compiled, usage_lines_for
-from scrapy_robotsmeta.robotstxt._parser import MAX_BYTES, ParsedFile, Rule, UsageLine, parse_file
+from scrapy_robotsmeta.robotstxt._parser import (
+    MAX_BYTES,
+    GroupSpec,
+    ParsedFile,
+    Rule,
+    UsageLine,
+    parse_file,
+)
 from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
 from scrapy_robotsmeta.robotstxt.origin import SCHEME_AUTHORITY
 from scrapy_robotsmeta.usage.preferences import NO_PREFERENCES, Preferences, Statement
@@ -143,6 +150,20 @@ def _reading_of(lines: tuple[UsageLine, ...]) -> UsageReading:
     return UsageReading(Preferences(tuple(statements)), tuple(ignored))
 
 
+def _merged(specs: list[GroupSpec]) -> Group:
+    """One group of the groups *specs* that name the same agent (RFC 9309 §2.2.1)."""
+    if len(specs) == 1:  # most agents: a group of their own, its lists taken as they are
+        spec = specs[0]
+        agents = spec.agents if len(spec.agents) == 1 else list(dict.fromkeys(spec.agents))
+        return Group(tuple(agents), spec.rules, spec.crawl_delay, tuple(spec.usage))
+    return Group(
+        agents=tuple(dict.fromkeys(a for spec in specs for a in spec.agents)),
+        rules=[rule for spec in specs for rule in spec.rules],
+        crawl_delay=next((s.crawl_delay for s in specs if s.crawl_delay is not None), None),
+        usage=tuple(line for spec in specs for line in spec.usage),
+    )
+
+
 class RobotsTxt:
     """The parsed rules of one robots.txt file. Build it with :meth:`parse`."""
 
@@ -210,23 +231,13 @@ class RobotsTxt:
         positions: dict[tuple[int, ...], int] = {}
         references = 0
         for agent, indexes in members.items():
-            key = tuple(dict.fromkeys(indexes))
+            key = (indexes[0],) if len(indexes) == 1 else tuple(dict.fromkeys(indexes))
             if key not in positions:
                 specs = [parsed.groups[i] for i in key]
                 positions[key] = len(groups)
-                rules = [rule for spec in specs for rule in spec.rules]
-                references += len(rules)
-                # RFC 9309 §2.2.1: groups that name the same agent are merged into one.
-                groups.append(
-                    Group(
-                        agents=tuple(dict.fromkeys(a for spec in specs for a in spec.agents)),
-                        rules=rules,
-                        crawl_delay=next(
-                            (s.crawl_delay for s in specs if s.crawl_delay is not None), None
-                        ),
-                        usage=tuple(line for spec in specs for line in spec.usage),
-                    )
-                )
+                groups.append(_merged(specs))
+                for spec in specs:
+                    references += len(spec.rules)
             agents[agent] = positions[key]
         size_hint = _size_hint(parsed, len(groups), len(agents), references)
         return cls(groups, agents, parsed.sitemaps, parsed.truncated, size_hint)

@@ -56,9 +56,9 @@ def canonical_url_path(path: str) -> str:
     return _REWRITE.sub(_rewrite, path)
 
 
-#: A match when a rule path is canonical as written and a plain prefix (no ``*``, no ``$``),
-#: its own pattern; None otherwise. The bound method itself: it runs for every rule.
-match_plain_rule_path = _CANONICAL_URL_PATH.fullmatch
+#: A match when rule paths joined by newlines are all canonical as written and plain prefixes
+#: (no ``*``, no ``$``), each its own pattern; None otherwise.
+match_plain_rule_paths = re.compile(f"[{_KEEP}\n]*").fullmatch
 
 
 def canonical_rule_path(path: str) -> str:

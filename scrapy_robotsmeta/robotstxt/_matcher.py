@@ -27,7 +27,7 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from scrapy_robotsmeta.robotstxt._encoding import canonical_rule_path, match_plain_rule_path
+from scrapy_robotsmeta.robotstxt._encoding import canonical_rule_path, match_plain_rule_paths
 from scrapy_robotsmeta.robotstxt._parser import Rule, UsageLine
 
 #: A group as :meth:`Group.to_plain` gives it.
@@ -332,6 +332,27 @@ def _suffix_of(tail: _Tail) -> str:
     return tail[0][-1] if tail is not None and tail[1] and tail[0] else ""
 
 
+def _entries(rules: list[Rule] | list[tuple[bool, str, int]]) -> list[_Entry]:
+    """The rows of *rules*, canonical, one for each pattern, in file order."""
+    # Of rules with one pattern, only the first in precedence order can decide (an
+    # allow, else the first written): the others would only cost checks a look each.
+    # An allow that replaces a disallow moves to its own place in file order, which
+    # the stable sort keeps among rules of equal precedence.
+    unique: dict[str, _Entry] = {}
+    for allow, path, line in rules:
+        pattern = canonical_rule_path(path)
+        _keep_first(unique, pattern, _entry(pattern, allow, path, line))
+        if allow:
+            # Googlebot reads "Allow: /dir/index.html" (or index.htm…) as allowing "/dir/"
+            # too, the URL that serves that page, and only it: it adds "Allow: /dir/$"
+            # under the same line.
+            slash = pattern.rfind("/")
+            if slash >= 0 and pattern.startswith("/index.htm", slash):
+                anchored = pattern[: slash + 1] + "$"
+                _keep_first(unique, anchored, _entry(anchored, allow, path, line))
+    return list(unique.values())
+
+
 def _keep_first(unique: dict[str, _Entry], pattern: str, entry: _Entry) -> None:
     """Keep in *unique* the rule of *pattern* that decides: the first allow, else the first
     rule written (see Group.compile)."""
@@ -360,7 +381,7 @@ class Group:
         self.usage = usage
         #: Whether a Content-Usage rule has a path: only then do the lines that apply to a
         #: URL depend on it.
-        self.usage_scoped = any(line.path is not None for line in usage)
+        self.usage_scoped = bool(usage) and any(line.path is not None for line in usage)
         #: The rules as parsed (or as plain tuples, read back from a pickle), until the first
         #: check compiles them.
         self._rules: list[Rule] | list[tuple[bool, str, int]] | None = rules
@@ -394,31 +415,24 @@ class Group:
         rules = self._rules
         if rules is None:
             return
-        # Of rules with one pattern, only the first in precedence order can decide (an
-        # allow, else the first written): the others would only cost checks a look each.
-        # An allow that replaces a disallow moves to its own place in file order, which
-        # the stable sort keeps among rules of equal precedence.
-        unique: dict[str, _Entry] = {}
-        for allow, path, line in rules:
-            if match_plain_rule_path(path):  # most rules: canonical already, a plain prefix
-                pattern = path
-                entry: _Entry = (path, None, 0, 2 * len(path) + allow, path, line)
-            else:
-                pattern = canonical_rule_path(path)
-                entry = _entry(pattern, allow, path, line)
-            _keep_first(unique, pattern, entry)
-            if allow:
-                # Googlebot reads "Allow: /dir/index.html" (or index.htm…) as allowing "/dir/"
-                # too, the URL that serves that page, and only it: it adds "Allow: /dir/$"
-                # under the same line.
-                slash = pattern.rfind("/")
-                if slash >= 0 and pattern.startswith("/index.htm", slash):
-                    anchored = pattern[: slash + 1] + "$"
-                    _keep_first(unique, anchored, _entry(anchored, allow, path, line))
-        entries = list(unique.values())
+        paths = [rule[1] for rule in rules]
+        joined = "\n".join(paths)
+        if (
+            match_plain_rule_paths(joined)
+            and "/index.htm" not in joined
+            and len(set(paths)) == len(paths)
+        ):
+            # Most groups: plain prefixes, canonical as written, each written once, none an
+            # index page; one search over them all tells.
+            entries = [
+                (path, None, 0, 2 * len(path) + allow, path, line) for allow, path, line in rules
+            ]
+        else:
+            entries = _entries(rules)
         # Stable: among equals, file order.
         entries.sort(key=_precedence, reverse=True)
-        self._table = _Table(*zip(*entries, strict=True)) if entries else _NO_RULES
+        # tuple.__new__: the named tuple's own __new__ is a Python function.
+        self._table = tuple.__new__(_Table, zip(*entries, strict=True)) if entries else _NO_RULES
         if len(entries) >= _INDEX_FROM:
             self._index = _Index(self._table)
         self._rules = None

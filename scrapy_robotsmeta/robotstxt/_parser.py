@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from scrapy_robotsmeta.usage.preferences import shown
@@ -84,18 +83,20 @@ class UsageLine(NamedTuple):
 _new_rule = tuple.__new__
 
 
-@dataclass
 class GroupSpec:
     """A group as written: the agents its user-agent lines name, then its rules."""
 
-    agents: list[str] = field(default_factory=list)
-    rules: list[Rule] = field(default_factory=list)
-    crawl_delay: float | None = None
-    usage: list[UsageLine] = field(default_factory=list)
+    # Slots and a plain __init__: a file's groups are made on every parse.
+    __slots__ = ("agents", "crawl_delay", "rules", "usage")
+
+    def __init__(self) -> None:
+        self.agents: list[str] = []
+        self.rules: list[Rule] = []
+        self.crawl_delay: float | None = None
+        self.usage: list[UsageLine] = []
 
 
-@dataclass
-class ParsedFile:
+class ParsedFile(NamedTuple):
     groups: list[GroupSpec]
     sitemaps: list[str]
     truncated: bool
@@ -183,7 +184,9 @@ def parse_file(body: bytes) -> ParsedFile:
     # user-agent line after that starts a new group (RFC 9309 §2.1).
     group_has_rules = False
 
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
     for number, whole_line in enumerate(lines, 1):
         # The common line read inline (a call costs as much as the rest of the line's work):
         # short, a colon before any comment, a field name spelt right.
@@ -195,10 +198,9 @@ def parse_file(body: bytes) -> ParsedFile:
         key = line[:colon].strip(" \t").lower() if colon >= 0 else ""
         if key in _FIELDS:
             value = line[colon + 1 :].strip(" \t")
+        elif not line or (key_and_value := _key_and_value(line)) is None:
+            continue  # a blank line, a comment, or no field at all
         else:
-            key_and_value = _key_and_value(line)
-            if key_and_value is None:
-                continue
             key, value = key_and_value
         if key in _RULE_FIELDS:
             if group is None:
