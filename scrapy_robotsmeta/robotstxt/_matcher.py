@@ -153,6 +153,16 @@ class _Table(NamedTuple):
                     return index
         return None
 
+    def first_in_order(self, path: str) -> int | None:
+        """:meth:`first_match` of all the rules: up to the first whose prefix *path* starts
+        with, only prefixes are compared."""
+        for index, prefix in enumerate(self.prefixes):
+            if path.startswith(prefix):
+                if self.tails[index] is None:
+                    return index
+                return self.first_match(path, range(index, len(self.prefixes)))
+        return None
+
 
 def _matches_after_prefix(path: str, start: int, pieces: tuple[str, ...], anchored: bool) -> bool:
     """Match the pieces that follow each ``*`` from *start* on.
@@ -266,7 +276,12 @@ class _Index:
     def decide(self, table: _Table, path: str) -> int | None:
         """The position of the deciding rule, None, or UNDECIDED (see _Table.first_match)."""
         size = len(path)
-        found = _looked_up(self.by_start, [path[:n] for n in range(min(size, _START) + 1)])
+        by_start = self.by_start
+        found = [
+            rules
+            for n in range(min(size, _START) + 1)
+            if (rules := by_start.get(path[:n])) is not None
+        ]
         if self.by_prefix:
             found += _looked_up(self.by_prefix, [path[:n] for n in self.prefix_sizes if n <= size])
         if self.by_suffix:
@@ -424,7 +439,7 @@ class Group:
         ):
             # Most groups: plain prefixes, canonical as written, each written once, none an
             # index page; one search over them all tells.
-            entries = [
+            entries: list[_Entry] = [
                 (path, None, 0, 2 * len(path) + allow, path, line) for allow, path, line in rules
             ]
         else:
@@ -452,7 +467,7 @@ class Group:
         if self._index is not None:
             index = self._index.decide(table, path)
         elif path.startswith(table.prefixes):
-            index = table.first_match(path, range(len(table.prefixes)))
+            index = table.first_in_order(path)
         else:
             return True
         return index is None or (index != UNDECIDED and bool(table.precedences[index] & 1))
@@ -477,7 +492,7 @@ class Group:
             return self._index.decide(table, path)
         if not path.startswith(table.prefixes):
             return None
-        return table.first_match(path, range(len(table.prefixes)))
+        return table.first_in_order(path)
 
 
 def is_compiled(group: Group | PlainGroup) -> bool:
