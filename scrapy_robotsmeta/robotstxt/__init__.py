@@ -8,7 +8,7 @@ from functools import lru_cache
 from operator import attrgetter
 from typing import Any, NamedTuple
 
-from scrapy_robotsmeta.robotstxt._encoding import canonical_url_path, plain_url_path
+from scrapy_robotsmeta.robotstxt._encoding import canonical_url_path, match_plain_url
 from scrapy_robotsmeta.robotstxt._matcher import Group, PlainGroup, is_compiled, usage_lines_for
 from scrapy_robotsmeta.robotstxt._parser import (
     MAX_BYTES,
@@ -110,9 +110,14 @@ class Verdict:
 
 def _path_of(url: str) -> str:
     """The URL's path and query in canonical form (RFC 9309 §2.2.2); the fragment is dropped."""
-    plain = plain_url_path(url)
+    plain = match_plain_url(url)
     if plain is not None:
-        return plain
+        return plain[1]
+    return _unusual_path_of(url)
+
+
+def _unusual_path_of(url: str) -> str:
+    """:func:`_path_of` for a URL with a fragment, an escape or other text to rewrite."""
     authority = SCHEME_AUTHORITY.match(url)
     path = url[authority.end() :] if authority else url
     fragment = path.find("#")
@@ -334,7 +339,8 @@ class RobotsTxt:
             self._last_agent, self._last_group = user_agent, group
         if group is None:
             return True
-        path = _path_of(url)
+        plain = match_plain_url(url)  # _path_of written out: every check of a crawl
+        path = plain[1] if plain is not None else _unusual_path_of(url)
         return path == "/robots.txt" or group.allows(path)
 
     def usage(self, url: str, user_agent: str) -> Preferences:

@@ -355,8 +355,15 @@ def _entries(rules: list[Rule] | list[tuple[bool, str, int]]) -> list[_Entry]:
     # the stable sort keeps among rules of equal precedence.
     unique: dict[str, _Entry] = {}
     for allow, path, line in rules:
-        pattern = canonical_rule_path(path)
-        _keep_first(unique, pattern, _entry(pattern, allow, path, line))
+        if match_plain_rule_paths(path):  # most rules even here: their own pattern
+            pattern = path
+            entry: _Entry = (path, None, 0, 2 * len(path) + allow, path, line)
+        else:
+            pattern = canonical_rule_path(path)
+            entry = _entry(pattern, allow, path, line)
+        kept = unique.setdefault(pattern, entry)
+        if kept[3] < entry[3]:
+            _keep_first(unique, pattern, entry)
         if allow:
             # Googlebot reads "Allow: /dir/index.html" (or index.htm…) as allowing "/dir/"
             # too, the URL that serves that page, and only it: it adds "Allow: /dir/$"
@@ -371,10 +378,8 @@ def _entries(rules: list[Rule] | list[tuple[bool, str, int]]) -> list[_Entry]:
 def _keep_first(unique: dict[str, _Entry], pattern: str, entry: _Entry) -> None:
     """Keep in *unique* the rule of *pattern* that decides: the first allow, else the first
     rule written (see Group.compile)."""
-    kept = unique.get(pattern)
-    if kept is None:
-        unique[pattern] = entry
-    elif entry[3] > kept[3]:  # an allow after a disallow of the same pattern
+    kept = unique.setdefault(pattern, entry)
+    if kept[3] < entry[3]:  # an allow after a disallow of the same pattern
         del unique[pattern]
         unique[pattern] = entry
 

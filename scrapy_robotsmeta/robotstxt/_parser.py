@@ -37,6 +37,13 @@ _SPELLINGS = (
 # The spelling of the usage lines' fields in sources and logs.
 _USAGE_FIELDS = {"content-usage": "Content-Usage", "content-signal": "Content-Signal"}
 _RULE_FIELDS = frozenset(("allow", "disallow"))
+# The field names most lines spell so, before their colon: found without stripping or
+# lowering them.
+_AS_WRITTEN = {
+    spelt: name
+    for name in ("allow", "disallow", "user-agent", "sitemap", "crawl-delay")
+    for spelt in (name, name.capitalize(), name.title(), name.upper())
+}
 _FIELDS = frozenset(("user-agent", "allow", "disallow", "sitemap", "crawl-delay", *_USAGE_FIELDS))
 # What ends a Content-Usage path (draft-ietf-aipref-attach-05 §3), with the blanks after it.
 _BLANK = re.compile(r"[ \t]+")
@@ -195,8 +202,8 @@ def parse_file(body: bytes) -> ParsedFile:
         if comment >= 0:
             line = line[:comment]
         colon = line.find(":")
-        key = line[:colon].strip(" \t").lower() if colon >= 0 else ""
-        if key in _FIELDS:
+        key = _AS_WRITTEN.get(line[:colon]) or line[:colon].strip(" \t").lower()
+        if colon >= 0 and key in _FIELDS:
             value = line[colon + 1 :].strip(" \t")
         elif not line or (key_and_value := _key_and_value(line)) is None:
             continue  # a blank line, a comment, or no field at all
