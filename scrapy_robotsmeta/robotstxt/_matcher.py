@@ -244,6 +244,7 @@ class _Index:
         "by_suffix",
         "piece_sizes",
         "prefix_sizes",
+        "start_sizes",
         "suffix_sizes",
     )
 
@@ -268,9 +269,10 @@ class _Index:
         }
         self.by_suffix = {k: tuple(v) for k, v in keys[_BY_SUFFIX].items()}
         self.by_piece = {k: tuple(v) for k, v in keys[_BY_PIECE].items()}
-        self.prefix_sizes, self.suffix_sizes, self.piece_sizes = (
+        # The lengths of each kind's keys: a check cuts only those from the path.
+        self.start_sizes, self.prefix_sizes, self.suffix_sizes, self.piece_sizes = (
             tuple(sorted({len(key) for key in by_key}))
-            for by_key in (self.by_prefix, self.by_suffix, self.by_piece)
+            for by_key in (self.by_start, self.by_prefix, self.by_suffix, self.by_piece)
         )
 
     def decide(self, table: _Table, path: str) -> int | None:
@@ -279,8 +281,8 @@ class _Index:
         by_start = self.by_start
         found = [
             rules
-            for n in range(min(size, _START) + 1)
-            if (rules := by_start.get(path[:n])) is not None
+            for n in self.start_sizes
+            if n <= size and (rules := by_start.get(path[:n])) is not None
         ]
         if self.by_prefix:
             found += _looked_up(self.by_prefix, [path[:n] for n in self.prefix_sizes if n <= size])
