@@ -5,7 +5,7 @@ from __future__ import annotations
 import pickle
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import attrgetter
+from operator import itemgetter
 from typing import Any, NamedTuple
 
 from scrapy_robotsmeta.robotstxt._encoding import canonical_url_path, match_plain_url
@@ -48,7 +48,7 @@ _SHARED_RULE_BYTES = 20  # a rule again in another group a merge made (a referen
 _GROUP_BYTES = 200  # a group after merging
 _AGENT_BYTES = 260  # a product token naming a group
 _SITEMAP_BYTES = 60
-_path = attrgetter("path")
+_path = itemgetter(1)
 
 
 def _size_hint(parsed: ParsedFile, groups: int, agents: int, references: int) -> int:
@@ -155,17 +155,20 @@ def _reading_of(lines: tuple[UsageLine, ...]) -> UsageReading:
     return UsageReading(Preferences(tuple(statements)), tuple(ignored))
 
 
-def _merged(specs: list[GroupSpec]) -> Group:
-    """One group of the groups *specs* that name the same agent (RFC 9309 §2.2.1)."""
+def _merged(specs: list[GroupSpec]) -> PlainGroup:
+    """One group of the groups *specs* that name the same agent (RFC 9309 §2.2.1), in its
+    plain form (see Group.to_plain): only the group a check selects becomes a Group."""
     if len(specs) == 1:  # most agents: a group of their own, its lists taken as they are
         spec = specs[0]
         agents = spec.agents if len(spec.agents) == 1 else list(dict.fromkeys(spec.agents))
-        return Group(tuple(agents), spec.rules, spec.crawl_delay, tuple(spec.usage))
-    return Group(
-        agents=tuple(dict.fromkeys(a for spec in specs for a in spec.agents)),
-        rules=[rule for spec in specs for rule in spec.rules],
-        crawl_delay=next((s.crawl_delay for s in specs if s.crawl_delay is not None), None),
-        usage=tuple(line for spec in specs for line in spec.usage),
+        return tuple(agents), spec.crawl_delay, spec.rules, (), None, tuple(spec.usage)
+    return (
+        tuple(dict.fromkeys(a for spec in specs for a in spec.agents)),
+        next((s.crawl_delay for s in specs if s.crawl_delay is not None), None),
+        [rule for spec in specs for rule in spec.rules],
+        (),
+        None,
+        tuple(line for spec in specs for line in spec.usage),
     )
 
 

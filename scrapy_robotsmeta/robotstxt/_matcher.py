@@ -28,7 +28,7 @@ from operator import itemgetter
 from typing import Any, NamedTuple
 
 from scrapy_robotsmeta.robotstxt._encoding import canonical_rule_path, match_plain_rule_paths
-from scrapy_robotsmeta.robotstxt._parser import Rule, UsageLine
+from scrapy_robotsmeta.robotstxt._parser import Rule, RuleRow, UsageLine
 
 #: A group as :meth:`Group.to_plain` gives it.
 PlainGroup = tuple[Any, ...]
@@ -349,7 +349,7 @@ def _suffix_of(tail: _Tail) -> str:
     return tail[0][-1] if tail is not None and tail[1] and tail[0] else ""
 
 
-def _entries(rules: list[Rule] | list[tuple[bool, str, int]]) -> list[_Entry]:
+def _entries(rules: list[RuleRow]) -> list[_Entry]:
     """The rows of *rules*, canonical, one for each pattern, in file order."""
     # Of rules with one pattern, only the first in precedence order can decide (an
     # allow, else the first written): the others would only cost checks a look each.
@@ -394,7 +394,7 @@ class Group:
     def __init__(
         self,
         agents: tuple[str, ...],
-        rules: list[Rule] | list[tuple[bool, str, int]],
+        rules: list[RuleRow],
         crawl_delay: float | None,
         usage: tuple[UsageLine, ...] = (),
     ):
@@ -406,7 +406,7 @@ class Group:
         self.usage_scoped = bool(usage) and any(line.path is not None for line in usage)
         #: The rules as parsed (or as plain tuples, read back from a pickle), until the first
         #: check compiles them.
-        self._rules: list[Rule] | list[tuple[bool, str, int]] | None = rules
+        self._rules: list[RuleRow] | None = rules
         self._table = _NO_RULES
         self._index: _Index | None = None
 
@@ -424,7 +424,7 @@ class Group:
         group = cls.__new__(cls)
         group.agents, group.crawl_delay, group._rules, table, index, usage = plain
         group.usage = tuple(map(UsageLine._make, usage)) if usage else ()
-        group.usage_scoped = any(line.path is not None for line in group.usage)
+        group.usage_scoped = bool(usage) and any(line.path is not None for line in group.usage)
         group._table = _NO_RULES if group._rules is not None else _Table._make(table)
         group._index = None if index is None else _Index.from_plain(index)
         return group

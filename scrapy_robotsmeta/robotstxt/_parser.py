@@ -85,9 +85,10 @@ class UsageLine(NamedTuple):
         return f"robots.txt line {self.line}: {self.field}: {shown(path + self.value)}"
 
 
-# A Rule made without the named tuple's own __new__, a Python function: half the cost, for
-# a file's every rule.
-_new_rule = tuple.__new__
+#: A rule as parsed: what a :class:`Rule` holds, as a plain tuple. A file's every rule is one,
+#: and most are never looked at again: a Rule (made by a Python-level ``__new__``) is built
+#: only to explain a verdict.
+RuleRow = tuple[bool, str, int]
 
 
 class GroupSpec:
@@ -98,7 +99,7 @@ class GroupSpec:
 
     def __init__(self) -> None:
         self.agents: list[str] = []
-        self.rules: list[Rule] = []
+        self.rules: list[RuleRow] = []
         self.crawl_delay: float | None = None
         self.usage: list[UsageLine] = []
 
@@ -214,7 +215,7 @@ def parse_file(body: bytes) -> ParsedFile:
                 continue  # RFC 9309 §2.2.2: rules outside any group are ignored
             group_has_rules = True
             if value:  # an empty path matches nothing
-                group.rules.append(_new_rule(Rule, (key == "allow", value, number)))
+                group.rules.append((key == "allow", value, number))
         elif key == "user-agent":
             if group is None or group_has_rules:
                 group = GroupSpec()
