@@ -363,8 +363,8 @@ def _entries(rules: list[RuleRow]) -> list[_Entry]:
         else:
             pattern = canonical_rule_path(path)
             entry = _entry(pattern, allow, path, line)
-        kept = unique.setdefault(pattern, entry)
-        if kept[3] < entry[3]:
+        # _keep_first, its common case written out: the first rule of its pattern.
+        if unique.setdefault(pattern, entry)[3] < entry[3]:
             _keep_first(unique, pattern, entry)
         if allow:
             # Googlebot reads "Allow: /dir/index.html" (or index.htm…) as allowing "/dir/"
