@@ -313,14 +313,15 @@ def _keys(table: _Table) -> tuple[dict[str, list[int]], ...]:
     prefixes, tails = table.prefixes, table.tails
     # Only a rule with a piece has other keys than its prefix: the prefix alone decides the
     # others (``/a*``, ``/a*$``).
-    grams = {
-        i: _grams(tail[0]) for i, tail in enumerate(tails) if tail is not None and any(tail[0])
-    }
-    if not grams:  # most groups: every rule under its prefix, nothing to count
+    pieced = {i: tail[0] for i, tail in enumerate(tails) if tail is not None and any(tail[0])}
+    if len(pieced) < _INDEX_FROM:
+        # Most groups: every rule under its prefix, nothing to count. A check may then try
+        # each of these few rules with pieces, as it would in a group too small to index.
         by_prefix = keys[_BY_PREFIX]
         for index, prefix in enumerate(prefixes):
             by_prefix.setdefault(prefix, []).append(index)
         return keys
+    grams = {i: _grams(pieces) for i, pieces in pieced.items()}
     suffixes = {i: _suffix_of(tails[i]) for i in grams}
     counts = (
         Counter(prefixes),
