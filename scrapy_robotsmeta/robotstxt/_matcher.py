@@ -21,7 +21,7 @@ explain a verdict.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from itertools import chain
 from operator import itemgetter
@@ -259,16 +259,21 @@ class _Index:
         return index
 
     def __init__(self, table: _Table) -> None:
-        keys = _keys(table)
+        filed, by_suffix, by_piece = _keys(table)
+        prefixes = table.prefixes
+        # In one pass, positions in order: each key's list stays in precedence order.
         by_start: dict[str, list[int]] = {}
-        for prefix, indexes in keys[_BY_PREFIX].items():
-            by_start.setdefault(prefix[:_START], []).extend(indexes)
-        self.by_start = {k: tuple(sorted(v)) for k, v in by_start.items() if len(v) <= _CROWDED}
-        self.by_prefix = {
-            k: tuple(v) for k, v in keys[_BY_PREFIX].items() if k[:_START] not in self.by_start
-        }
-        self.by_suffix = {k: tuple(v) for k, v in keys[_BY_SUFFIX].items()}
-        self.by_piece = {k: tuple(v) for k, v in keys[_BY_PIECE].items()}
+        for index in filed:
+            by_start.setdefault(prefixes[index][:_START], []).append(index)
+        by_prefix: dict[str, list[int]] = {}
+        for indexes in by_start.values():
+            if len(indexes) > _CROWDED:
+                for index in indexes:
+                    by_prefix.setdefault(prefixes[index], []).append(index)
+        self.by_start = {k: tuple(v) for k, v in by_start.items() if len(v) <= _CROWDED}
+        self.by_prefix = {k: tuple(v) for k, v in by_prefix.items()}
+        self.by_suffix = {k: tuple(v) for k, v in by_suffix.items()}
+        self.by_piece = {k: tuple(v) for k, v in by_piece.items()}
         # The lengths of each kind's keys: a check cuts only those from the path.
         self.start_sizes, self.prefix_sizes, self.suffix_sizes, self.piece_sizes = (
             tuple(sorted({len(key) for key in by_key}))
@@ -306,10 +311,10 @@ class _Index:
         return UNDECIDED if index is None else index
 
 
-def _keys(table: _Table) -> tuple[dict[str, list[int]], ...]:
-    """The positions of *table*'s rules by prefix, by last piece and by run of characters,
-    each rule under the one of its keys fewest rules share (see _Index)."""
-    keys: tuple[dict[str, list[int]], ...] = ({}, {}, {})
+def _keys(table: _Table) -> tuple[Sequence[int], dict[str, list[int]], dict[str, list[int]]]:
+    """The positions of *table*'s rules filed under their prefix (in order), and those by
+    last piece and by run of characters, each rule under the one of its keys fewest rules
+    share (see _Index)."""
     prefixes, tails = table.prefixes, table.tails
     # Only a rule with a piece has other keys than its prefix: the prefix alone decides the
     # others (``/a*``, ``/a*$``).
@@ -317,11 +322,10 @@ def _keys(table: _Table) -> tuple[dict[str, list[int]], ...]:
     if len(pieced) < _INDEX_FROM:
         # Most groups: every rule under its prefix, nothing to count. A check may then try
         # each of these few rules with pieces, as it would in a group too small to index.
-        by_prefix = keys[_BY_PREFIX]
-        for index, prefix in enumerate(prefixes):
-            by_prefix.setdefault(prefix, []).append(index)
-        return keys
+        return range(len(prefixes)), {}, {}
     grams = {i: _grams(pieces) for i, pieces in pieced.items()}
+    filed: list[int] = []
+    keys: dict[int, dict[str, list[int]]] = {_BY_SUFFIX: {}, _BY_PIECE: {}}
     suffixes = {i: _suffix_of(tails[i]) for i in grams}
     counts = (
         Counter(prefixes),
@@ -340,8 +344,11 @@ def _keys(table: _Table) -> tuple[dict[str, list[int]], ...]:
             suffix = suffixes[index]
             if suffix and counts[_BY_SUFFIX][suffix] < shared:
                 kind, key = _BY_SUFFIX, suffix
-        keys[kind].setdefault(key, []).append(index)
-    return keys
+        if kind == _BY_PREFIX:
+            filed.append(index)
+        else:
+            keys[kind].setdefault(key, []).append(index)
+    return filed, keys[_BY_SUFFIX], keys[_BY_PIECE]
 
 
 def _suffix_of(tail: _Tail) -> str:
