@@ -185,7 +185,7 @@ def verdicts(state: OriginState, body: bytes, tokens: tuple[str, ...]) -> list[o
     selects (the part of a record pickled apart included) and the sitemaps."""
     rules = state.rules
     assert rules is not None
-    paths = ["/", "/x.pdf", *(rule.path for rule in parse_file(body).groups[0].rules[:30])]
+    paths = ["/", "/x.pdf", *(path for _, path, _ in parse_file(body).groups[0].rules[:30])]
     answers: list[object] = [state.snapshot(), rules.sitemaps]
     for token in tokens:
         answers.append(rules.crawl_delay(token))

@@ -5,12 +5,19 @@ from __future__ import annotations
 import pickle
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import attrgetter
+from operator import itemgetter
 from typing import Any, NamedTuple
 
-from scrapy_robotsmeta.robotstxt._encoding import canonical_url_path, plain_url_path
+from scrapy_robotsmeta.robotstxt._encoding import canonical_url_path, match_plain_url
 from scrapy_robotsmeta.robotstxt._matcher import Group, PlainGroup, is_compiled, usage_lines_for
-from scrapy_robotsmeta.robotstxt._parser import MAX_BYTES, ParsedFile, Rule, UsageLine, parse_file
+from scrapy_robotsmeta.robotstxt._parser import (
+    MAX_BYTES,
+    GroupSpec,
+    ParsedFile,
+    Rule,
+    UsageLine,
+    parse_file,
+)
 from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
 from scrapy_robotsmeta.robotstxt.origin import SCHEME_AUTHORITY
 from scrapy_robotsmeta.usage.preferences import NO_PREFERENCES, Preferences, Statement
@@ -41,7 +48,7 @@ _SHARED_RULE_BYTES = 20  # a rule again in another group a merge made (a referen
 _GROUP_BYTES = 200  # a group after merging
 _AGENT_BYTES = 260  # a product token naming a group
 _SITEMAP_BYTES = 60
-_path = attrgetter("path")
+_path = itemgetter(1)
 
 
 def _size_hint(parsed: ParsedFile, groups: int, agents: int, references: int) -> int:
@@ -103,9 +110,14 @@ class Verdict:
 
 def _path_of(url: str) -> str:
     """The URL's path and query in canonical form (RFC 9309 §2.2.2); the fragment is dropped."""
-    plain = plain_url_path(url)
+    plain = match_plain_url(url)
     if plain is not None:
-        return plain
+        return plain[1]
+    return _unusual_path_of(url)
+
+
+def _unusual_path_of(url: str) -> str:
+    """:func:`_path_of` for a URL with a fragment, an escape or other text to rewrite."""
     authority = SCHEME_AUTHORITY.match(url)
     path = url[authority.end() :] if authority else url
     fragment = path.find("#")
@@ -143,10 +155,37 @@ def _reading_of(lines: tuple[UsageLine, ...]) -> UsageReading:
     return UsageReading(Preferences(tuple(statements)), tuple(ignored))
 
 
+def _merged(specs: list[GroupSpec]) -> PlainGroup:
+    """One group of the groups *specs* that name the same agent (RFC 9309 §2.2.1), in its
+    plain form (see Group.to_plain): only the group a check selects becomes a Group."""
+    if len(specs) == 1:  # most agents: a group of their own, its lists taken as they are
+        spec = specs[0]
+        agents = spec.agents if len(spec.agents) == 1 else list(dict.fromkeys(spec.agents))
+        return tuple(agents), spec.crawl_delay, spec.rules, (), None, tuple(spec.usage)
+    return (
+        tuple(dict.fromkeys(a for spec in specs for a in spec.agents)),
+        next((s.crawl_delay for s in specs if s.crawl_delay is not None), None),
+        [rule for spec in specs for rule in spec.rules],
+        (),
+        None,
+        tuple(line for spec in specs for line in spec.usage),
+    )
+
+
 class RobotsTxt:
     """The parsed rules of one robots.txt file. Build it with :meth:`parse`."""
 
-    __slots__ = ("_agents", "_groups", "_rest", "_sitemaps", "compiled", "size_hint", "truncated")
+    __slots__ = (
+        "_agents",
+        "_groups",
+        "_last_agent",
+        "_last_group",
+        "_rest",
+        "_sitemaps",
+        "compiled",
+        "size_hint",
+        "truncated",
+    )
 
     def __init__(
         self,
@@ -177,6 +216,10 @@ class RobotsTxt:
         #: How many groups checks have compiled: it only grows, so a copy made before the
         #: last check compiled one has a smaller count.
         self.compiled = compiled
+        # The User-Agent of the last check and its compiled group: a crawler checks every URL
+        # with one, so most checks skip finding the group (a third of a check's time).
+        self._last_agent: str | None = None
+        self._last_group: Group | None = None
 
     @classmethod
     def parse(cls, body: bytes | bytearray | memoryview | str) -> RobotsTxt:
@@ -196,23 +239,13 @@ class RobotsTxt:
         positions: dict[tuple[int, ...], int] = {}
         references = 0
         for agent, indexes in members.items():
-            key = tuple(dict.fromkeys(indexes))
+            key = (indexes[0],) if len(indexes) == 1 else tuple(dict.fromkeys(indexes))
             if key not in positions:
                 specs = [parsed.groups[i] for i in key]
                 positions[key] = len(groups)
-                rules = [rule for spec in specs for rule in spec.rules]
-                references += len(rules)
-                # RFC 9309 §2.2.1: groups that name the same agent are merged into one.
-                groups.append(
-                    Group(
-                        agents=tuple(dict.fromkeys(a for spec in specs for a in spec.agents)),
-                        rules=rules,
-                        crawl_delay=next(
-                            (s.crawl_delay for s in specs if s.crawl_delay is not None), None
-                        ),
-                        usage=tuple(line for spec in specs for line in spec.usage),
-                    )
-                )
+                groups.append(_merged(specs))
+                for spec in specs:
+                    references += len(spec.rules)
             agents[agent] = positions[key]
         size_hint = _size_hint(parsed, len(groups), len(agents), references)
         return cls(groups, agents, parsed.sitemaps, parsed.truncated, size_hint)
@@ -302,10 +335,15 @@ class RobotsTxt:
     def allowed(self, url: str, user_agent: str) -> bool:
         """Whether the crawler named by *user_agent* (a product token or a full User-Agent
         header) may fetch *url*."""
-        group = self._checked(user_agent)
+        if user_agent == self._last_agent:
+            group = self._last_group
+        else:
+            group = self._checked(user_agent)
+            self._last_agent, self._last_group = user_agent, group
         if group is None:
             return True
-        path = _path_of(url)
+        plain = match_plain_url(url)  # _path_of written out: every check of a crawl
+        path = plain[1] if plain is not None else _unusual_path_of(url)
         return path == "/robots.txt" or group.allows(path)
 
     def usage(self, url: str, user_agent: str) -> Preferences:

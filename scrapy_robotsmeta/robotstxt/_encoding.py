@@ -43,10 +43,9 @@ def _rewrite(match: re.Match[str]) -> str:
     return "".join(f"%{byte:02X}" for byte in raw)
 
 
-def plain_url_path(url: str) -> str | None:
-    """The canonical path and query of *url*, found in one match, when *url* is that simple."""
-    plain = _PLAIN_URL.fullmatch(url)
-    return plain.group(1) if plain else None
+#: A match whose group 1 is the canonical path and query of a URL, when the URL is that
+#: simple (see _PLAIN_URL); None otherwise. The bound method itself: every check calls it.
+match_plain_url = _PLAIN_URL.fullmatch
 
 
 def canonical_url_path(path: str) -> str:
@@ -54,6 +53,11 @@ def canonical_url_path(path: str) -> str:
     if _CANONICAL_URL_PATH.fullmatch(path):
         return path
     return _REWRITE.sub(_rewrite, path)
+
+
+#: A match when rule paths joined by newlines are all canonical as written and plain prefixes
+#: (no ``*``, no ``$``), each its own pattern; None otherwise.
+match_plain_rule_paths = re.compile(f"[{_KEEP}\n]*").fullmatch
 
 
 def canonical_rule_path(path: str) -> str:

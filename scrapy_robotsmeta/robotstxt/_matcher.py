@@ -21,14 +21,14 @@ explain a verdict.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from itertools import chain
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from scrapy_robotsmeta.robotstxt._encoding import canonical_rule_path
-from scrapy_robotsmeta.robotstxt._parser import Rule, UsageLine
+from scrapy_robotsmeta.robotstxt._encoding import canonical_rule_path, match_plain_rule_paths
+from scrapy_robotsmeta.robotstxt._parser import Rule, RuleRow, UsageLine
 
 #: A group as :meth:`Group.to_plain` gives it.
 PlainGroup = tuple[Any, ...]
@@ -41,13 +41,16 @@ _START = 4
 _CROWDED = 16
 # The length of the runs of characters of a rule's pieces an index files it under.
 _GRAM = 3
+# Up to this many runs of characters, a check asks whether the path holds each (a C-level
+# search, for the handful most indexes have) rather than cut the path into all of its own.
+_FEW_PIECES = 16
 # Kinds of key an indexed rule is filed under (see _Index).
 _BY_PREFIX, _BY_SUFFIX, _BY_PIECE = range(3)
 
 #: The work one check may do, in characters a search may compare (see _Table.first_match):
-#: about 3 ms of CPython's ``str.find`` at its slowest (0.45 ns a character), and more than
+#: about 3 ms of CPython's ``str.find`` at its slowest (0.45 ns a character), and nearly
 #: twice what any check of a real file needed (robots.txt files of 1,613 sites with their
-#: own URLs: 0.5 % of it at most; with those URLs made 8 KiB long, 48 %).
+#: own URLs: 0.75 % of it at most; with those URLs made 8 KiB long, 56 %).
 WORK_BOUND = 8_000_000
 # What looking at a rule, and starting a search for one of its pieces, cost besides the
 # characters searched, in the same characters (about 0.2 and 0.05 µs).
@@ -150,6 +153,16 @@ class _Table(NamedTuple):
                     return index
         return None
 
+    def first_in_order(self, path: str) -> int | None:
+        """:meth:`first_match` of all the rules: up to the first whose prefix *path* starts
+        with, only prefixes are compared."""
+        for index, prefix in enumerate(self.prefixes):
+            if path.startswith(prefix):
+                if self.tails[index] is None:
+                    return index
+                return self.first_match(path, range(index, len(self.prefixes)))
+        return None
+
 
 def _matches_after_prefix(path: str, start: int, pieces: tuple[str, ...], anchored: bool) -> bool:
     """Match the pieces that follow each ``*`` from *start* on.
@@ -231,6 +244,7 @@ class _Index:
         "by_suffix",
         "piece_sizes",
         "prefix_sizes",
+        "start_sizes",
         "suffix_sizes",
     )
 
@@ -245,33 +259,47 @@ class _Index:
         return index
 
     def __init__(self, table: _Table) -> None:
-        keys = _keys(table)
+        filed, by_suffix, by_piece = _keys(table)
+        prefixes = table.prefixes
+        # In one pass, positions in order: each key's list stays in precedence order.
         by_start: dict[str, list[int]] = {}
-        for prefix, indexes in keys[_BY_PREFIX].items():
-            by_start.setdefault(prefix[:_START], []).extend(indexes)
-        self.by_start = {k: tuple(sorted(v)) for k, v in by_start.items() if len(v) <= _CROWDED}
-        self.by_prefix = {
-            k: tuple(v) for k, v in keys[_BY_PREFIX].items() if k[:_START] not in self.by_start
-        }
-        self.by_suffix = {k: tuple(v) for k, v in keys[_BY_SUFFIX].items()}
-        self.by_piece = {k: tuple(v) for k, v in keys[_BY_PIECE].items()}
-        self.prefix_sizes, self.suffix_sizes, self.piece_sizes = (
+        for index in filed:
+            by_start.setdefault(prefixes[index][:_START], []).append(index)
+        by_prefix: dict[str, list[int]] = {}
+        for indexes in by_start.values():
+            if len(indexes) > _CROWDED:
+                for index in indexes:
+                    by_prefix.setdefault(prefixes[index], []).append(index)
+        self.by_start = {k: tuple(v) for k, v in by_start.items() if len(v) <= _CROWDED}
+        self.by_prefix = {k: tuple(v) for k, v in by_prefix.items()}
+        self.by_suffix = {k: tuple(v) for k, v in by_suffix.items()}
+        self.by_piece = {k: tuple(v) for k, v in by_piece.items()}
+        # The lengths of each kind's keys: a check cuts only those from the path.
+        self.start_sizes, self.prefix_sizes, self.suffix_sizes, self.piece_sizes = (
             tuple(sorted({len(key) for key in by_key}))
-            for by_key in (self.by_prefix, self.by_suffix, self.by_piece)
+            for by_key in (self.by_start, self.by_prefix, self.by_suffix, self.by_piece)
         )
 
     def decide(self, table: _Table, path: str) -> int | None:
         """The position of the deciding rule, None, or UNDECIDED (see _Table.first_match)."""
         size = len(path)
-        found = _looked_up(self.by_start, [path[:n] for n in range(min(size, _START) + 1)])
+        by_start = self.by_start
+        found = [
+            rules
+            for n in self.start_sizes
+            if n <= size and (rules := by_start.get(path[:n])) is not None
+        ]
         if self.by_prefix:
             found += _looked_up(self.by_prefix, [path[:n] for n in self.prefix_sizes if n <= size])
         if self.by_suffix:
             texts = [path[size - n :] for n in self.suffix_sizes if n <= size]
             found += _looked_up(self.by_suffix, texts)
-        if self.by_piece:
-            held = _path_grams(path, self.piece_sizes) & self.by_piece.keys()
-            found += map(self.by_piece.__getitem__, held)
+        by_piece = self.by_piece
+        if len(by_piece) > _FEW_PIECES:
+            held = _path_grams(path, self.piece_sizes) & by_piece.keys()
+            found += map(by_piece.__getitem__, held)
+        elif by_piece:
+            found += [rules for piece, rules in by_piece.items() if piece in path]
         if len(found) <= 1:
             return table.first_match(path, found[0]) if found else None
         # A key's rules are in precedence order: merged (sorted runs: few comparisons), the
@@ -283,16 +311,21 @@ class _Index:
         return UNDECIDED if index is None else index
 
 
-def _keys(table: _Table) -> tuple[dict[str, list[int]], ...]:
-    """The positions of *table*'s rules by prefix, by last piece and by run of characters,
-    each rule under the one of its keys fewest rules share (see _Index)."""
-    keys: tuple[dict[str, list[int]], ...] = ({}, {}, {})
+def _keys(table: _Table) -> tuple[Sequence[int], dict[str, list[int]], dict[str, list[int]]]:
+    """The positions of *table*'s rules filed under their prefix (in order), and those by
+    last piece and by run of characters, each rule under the one of its keys fewest rules
+    share (see _Index)."""
     prefixes, tails = table.prefixes, table.tails
     # Only a rule with a piece has other keys than its prefix: the prefix alone decides the
     # others (``/a*``, ``/a*$``).
-    grams = {
-        i: _grams(tail[0]) for i, tail in enumerate(tails) if tail is not None and any(tail[0])
-    }
+    pieced = {i: tail[0] for i, tail in enumerate(tails) if tail is not None and any(tail[0])}
+    if len(pieced) < _INDEX_FROM:
+        # Most groups: every rule under its prefix, nothing to count. A check may then try
+        # each of these few rules with pieces, as it would in a group too small to index.
+        return range(len(prefixes)), {}, {}
+    grams = {i: _grams(pieces) for i, pieces in pieced.items()}
+    filed: list[int] = []
+    keys: dict[int, dict[str, list[int]]] = {_BY_SUFFIX: {}, _BY_PIECE: {}}
     suffixes = {i: _suffix_of(tails[i]) for i in grams}
     counts = (
         Counter(prefixes),
@@ -311,14 +344,54 @@ def _keys(table: _Table) -> tuple[dict[str, list[int]], ...]:
             suffix = suffixes[index]
             if suffix and counts[_BY_SUFFIX][suffix] < shared:
                 kind, key = _BY_SUFFIX, suffix
-        keys[kind].setdefault(key, []).append(index)
-    return keys
+        if kind == _BY_PREFIX:
+            filed.append(index)
+        else:
+            keys[kind].setdefault(key, []).append(index)
+    return filed, keys[_BY_SUFFIX], keys[_BY_PIECE]
 
 
 def _suffix_of(tail: _Tail) -> str:
     """The last piece of a rule that ends with ``$``, which a path it matches ends with; ""
     for other rules."""
     return tail[0][-1] if tail is not None and tail[1] and tail[0] else ""
+
+
+def _entries(rules: list[RuleRow]) -> list[_Entry]:
+    """The rows of *rules*, canonical, one for each pattern, in file order."""
+    # Of rules with one pattern, only the first in precedence order can decide (an
+    # allow, else the first written): the others would only cost checks a look each.
+    # An allow that replaces a disallow moves to its own place in file order, which
+    # the stable sort keeps among rules of equal precedence.
+    unique: dict[str, _Entry] = {}
+    for allow, path, line in rules:
+        if match_plain_rule_paths(path):  # most rules even here: their own pattern
+            pattern = path
+            entry: _Entry = (path, None, 0, 2 * len(path) + allow, path, line)
+        else:
+            pattern = canonical_rule_path(path)
+            entry = _entry(pattern, allow, path, line)
+        # _keep_first, its common case written out: the first rule of its pattern.
+        if unique.setdefault(pattern, entry)[3] < entry[3]:
+            _keep_first(unique, pattern, entry)
+        if allow:
+            # Googlebot reads "Allow: /dir/index.html" (or index.htm…) as allowing "/dir/"
+            # too, the URL that serves that page, and only it: it adds "Allow: /dir/$"
+            # under the same line.
+            slash = pattern.rfind("/")
+            if slash >= 0 and pattern.startswith("/index.htm", slash):
+                anchored = pattern[: slash + 1] + "$"
+                _keep_first(unique, anchored, _entry(anchored, allow, path, line))
+    return list(unique.values())
+
+
+def _keep_first(unique: dict[str, _Entry], pattern: str, entry: _Entry) -> None:
+    """Keep in *unique* the rule of *pattern* that decides: the first allow, else the first
+    rule written (see Group.compile)."""
+    kept = unique.setdefault(pattern, entry)
+    if kept[3] < entry[3]:  # an allow after a disallow of the same pattern
+        del unique[pattern]
+        unique[pattern] = entry
 
 
 class Group:
@@ -329,7 +402,7 @@ class Group:
     def __init__(
         self,
         agents: tuple[str, ...],
-        rules: list[Rule] | list[tuple[bool, str, int]],
+        rules: list[RuleRow],
         crawl_delay: float | None,
         usage: tuple[UsageLine, ...] = (),
     ):
@@ -338,10 +411,10 @@ class Group:
         self.usage = usage
         #: Whether a Content-Usage rule has a path: only then do the lines that apply to a
         #: URL depend on it.
-        self.usage_scoped = any(line.path is not None for line in usage)
+        self.usage_scoped = bool(usage) and any(line.path is not None for line in usage)
         #: The rules as parsed (or as plain tuples, read back from a pickle), until the first
         #: check compiles them.
-        self._rules: list[Rule] | list[tuple[bool, str, int]] | None = rules
+        self._rules: list[RuleRow] | None = rules
         self._table = _NO_RULES
         self._index: _Index | None = None
 
@@ -359,7 +432,7 @@ class Group:
         group = cls.__new__(cls)
         group.agents, group.crawl_delay, group._rules, table, index, usage = plain
         group.usage = tuple(map(UsageLine._make, usage)) if usage else ()
-        group.usage_scoped = any(line.path is not None for line in group.usage)
+        group.usage_scoped = bool(usage) and any(line.path is not None for line in group.usage)
         group._table = _NO_RULES if group._rules is not None else _Table._make(table)
         group._index = None if index is None else _Index.from_plain(index)
         return group
@@ -372,26 +445,24 @@ class Group:
         rules = self._rules
         if rules is None:
             return
-        entries: list[_Entry] = []
-        for allow, path, line in rules:
-            pattern = canonical_rule_path(path)
-            entries.append(_entry(pattern, allow, path, line))
-            if allow:
-                # Googlebot reads "Allow: /dir/index.html" (or index.htm…) as allowing "/dir/"
-                # too, the URL that serves that page, and only it: it adds "Allow: /dir/$"
-                # under the same line.
-                slash = pattern.rfind("/")
-                if slash >= 0 and pattern.startswith("/index.htm", slash):
-                    entries.append(_entry(pattern[: slash + 1] + "$", allow, path, line))
+        paths = [rule[1] for rule in rules]
+        joined = "\n".join(paths)
+        if (
+            match_plain_rule_paths(joined)
+            and "/index.htm" not in joined
+            and len(set(paths)) == len(paths)
+        ):
+            # Most groups: plain prefixes, canonical as written, each written once, none an
+            # index page; one search over them all tells.
+            entries: list[_Entry] = [
+                (path, None, 0, 2 * len(path) + allow, path, line) for allow, path, line in rules
+            ]
+        else:
+            entries = _entries(rules)
         # Stable: among equals, file order.
         entries.sort(key=_precedence, reverse=True)
-        # Of rules with one pattern, only the first can decide: the others would only cost
-        # checks a look each.
-        unique: dict[tuple[str, _Tail], _Entry] = {}
-        for entry in entries:
-            unique.setdefault(entry[:2], entry)
-        entries = list(unique.values())
-        self._table = _Table(*zip(*entries, strict=True)) if entries else _NO_RULES
+        # tuple.__new__: the named tuple's own __new__ is a Python function.
+        self._table = tuple.__new__(_Table, zip(*entries, strict=True)) if entries else _NO_RULES
         if len(entries) >= _INDEX_FROM:
             self._index = _Index(self._table)
         self._rules = None
@@ -404,8 +475,17 @@ class Group:
     def allows(self, path: str) -> bool:
         """Whether a canonical *path* is allowed: no rule matches, or the deciding one allows
         (a check that would take more than :data:`WORK_BOUND` is not)."""
-        index = self._decide(path)
-        return index is None or (index != UNDECIDED and bool(self._table.precedences[index] & 1))
+        # _decide's work written out: a call less on every check of a crawl.
+        if self._rules is not None:
+            self.compile()
+        table = self._table
+        if self._index is not None:
+            index = self._index.decide(table, path)
+        elif path.startswith(table.prefixes):
+            index = table.first_in_order(path)
+        else:
+            return True
+        return index is None or (index != UNDECIDED and bool(table.precedences[index] & 1))
 
     def deciding_rule(self, path: str) -> tuple[bool, Rule | None]:
         """Whether a canonical *path* is allowed, and the rule that decides: None when no rule
@@ -427,7 +507,7 @@ class Group:
             return self._index.decide(table, path)
         if not path.startswith(table.prefixes):
             return None
-        return table.first_match(path, range(len(table.prefixes)))
+        return table.first_in_order(path)
 
 
 def is_compiled(group: Group | PlainGroup) -> bool:

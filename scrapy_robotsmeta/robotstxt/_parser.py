@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from scrapy_robotsmeta.usage.preferences import shown
@@ -37,6 +36,14 @@ _SPELLINGS = (
 )
 # The spelling of the usage lines' fields in sources and logs.
 _USAGE_FIELDS = {"content-usage": "Content-Usage", "content-signal": "Content-Signal"}
+_RULE_FIELDS = frozenset(("allow", "disallow"))
+# The field names most lines spell so, before their colon: found without stripping or
+# lowering them.
+_AS_WRITTEN = {
+    spelt: name
+    for name in ("allow", "disallow", "user-agent", "sitemap", "crawl-delay")
+    for spelt in (name, name.capitalize(), name.title(), name.upper())
+}
 _FIELDS = frozenset(("user-agent", "allow", "disallow", "sitemap", "crawl-delay", *_USAGE_FIELDS))
 # What ends a Content-Usage path (draft-ietf-aipref-attach-05 §3), with the blanks after it.
 _BLANK = re.compile(r"[ \t]+")
@@ -78,18 +85,26 @@ class UsageLine(NamedTuple):
         return f"robots.txt line {self.line}: {self.field}: {shown(path + self.value)}"
 
 
-@dataclass
+#: A rule as parsed: what a :class:`Rule` holds, as a plain tuple. A file's every rule is one,
+#: and most are never looked at again: a Rule (made by a Python-level ``__new__``) is built
+#: only to explain a verdict.
+RuleRow = tuple[bool, str, int]
+
+
 class GroupSpec:
     """A group as written: the agents its user-agent lines name, then its rules."""
 
-    agents: list[str] = field(default_factory=list)
-    rules: list[Rule] = field(default_factory=list)
-    crawl_delay: float | None = None
-    usage: list[UsageLine] = field(default_factory=list)
+    # Slots and a plain __init__: a file's groups are made on every parse.
+    __slots__ = ("agents", "crawl_delay", "rules", "usage")
+
+    def __init__(self) -> None:
+        self.agents: list[str] = []
+        self.rules: list[RuleRow] = []
+        self.crawl_delay: float | None = None
+        self.usage: list[UsageLine] = []
 
 
-@dataclass
-class ParsedFile:
+class ParsedFile(NamedTuple):
     groups: list[GroupSpec]
     sitemaps: list[str]
     truncated: bool
@@ -109,14 +124,12 @@ def _agent_of(value: str) -> str | None:
 def _key_and_value(line: str) -> tuple[str, str] | None:
     colon = line.find(":")
     if colon >= 0:
-        key, value = line[:colon].strip(" \t").lower(), line[colon + 1 :].strip(" \t")
-    else:
-        # Googlebot: a forgotten colon ("disallow /") is read as one, when the line is two words.
-        words = _TWO_WORDS.fullmatch(line)
-        if words is None:
-            return None
-        key, value = words.group(1).lower(), words.group(2)
-    return _field(key), value
+        return _field(line[:colon].strip(" \t").lower()), line[colon + 1 :].strip(" \t")
+    # Googlebot: a forgotten colon ("disallow /") is read as one, when the line is two words.
+    words = _TWO_WORDS.fullmatch(line)
+    if words is None:
+        return None
+    return _field(words.group(1).lower()), words.group(2)
 
 
 def _field(key: str) -> str:
@@ -179,17 +192,31 @@ def parse_file(body: bytes) -> ParsedFile:
     # user-agent line after that starts a new group (RFC 9309 §2.1).
     group_has_rules = False
 
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
     for number, whole_line in enumerate(lines, 1):
-        line = _cut(whole_line)
+        # The common line read inline (a call costs as much as the rest of the line's work):
+        # short, a colon before any comment, a field name spelt right.
+        line = whole_line if len(whole_line) <= _SHORT_LINE else _cut(whole_line)
         comment = line.find("#")
         if comment >= 0:
             line = line[:comment]
-        key_and_value = _key_and_value(line)
-        if key_and_value is None:
-            continue
-        key, value = key_and_value
-        if key == "user-agent":
+        colon = line.find(":")
+        key = _AS_WRITTEN.get(line[:colon]) or line[:colon].strip(" \t").lower()
+        if colon >= 0 and key in _FIELDS:
+            value = line[colon + 1 :].strip(" \t")
+        elif not line or (key_and_value := _key_and_value(line)) is None:
+            continue  # a blank line, a comment, or no field at all
+        else:
+            key, value = key_and_value
+        if key in _RULE_FIELDS:
+            if group is None:
+                continue  # RFC 9309 §2.2.2: rules outside any group are ignored
+            group_has_rules = True
+            if value:  # an empty path matches nothing
+                group.rules.append((key == "allow", value, number))
+        elif key == "user-agent":
             if group is None or group_has_rules:
                 group = GroupSpec()
                 groups.append(group)
@@ -197,12 +224,6 @@ def parse_file(body: bytes) -> ParsedFile:
             agent = _agent_of(value)
             if agent is not None:
                 group.agents.append(agent)
-        elif key in ("allow", "disallow"):
-            if group is None:
-                continue  # RFC 9309 §2.2.2: rules outside any group are ignored
-            group_has_rules = True
-            if value:  # an empty path matches nothing
-                group.rules.append(Rule(key == "allow", value, number))
         elif key == "crawl-delay":
             if group is not None and group.crawl_delay is None:
                 group.crawl_delay = _crawl_delay(value)

@@ -32,10 +32,11 @@ from scrapy_robotsmeta.robotstxt.state import SNAPSHOT_VERSION, OriginState
 
 # The shape of a record's bytes, the snapshot's aside (3: the groups no check compiled and the
 # sitemaps pickled apart, read on demand; 4: a checksum after the version, and a compiled
-# group's table with a weight per rule and index keys of three kinds). A record starts with
+# group's table with a weight per rule and index keys of three kinds; 5: an index keeps the
+# lengths of the path starts it is keyed by). A record starts with
 # both versions: a change of either leaves older records unread, and a change of this one alone
 # leaves a fleet's states in Redis as they are.
-_SHAPE = 4
+_SHAPE = 5
 _VERSION = bytes([SNAPSHOT_VERSION << 4 | _SHAPE])
 # A CRC-32 of the compressed bytes, checked before they are decompressed: it catches any damage
 # of up to 32 bits in a row, where the version byte and pickle's structure alone let about one
