@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from scrapy.signals import request_reached_downloader
+
 from scrapy_robotsmeta._compat import set_slot_jitter, slot_jitter
 from scrapy_robotsmeta.robotstxt.origin import origin_of
 
@@ -28,6 +30,13 @@ class CrawlDelay:
     def __init__(self, crawler: Crawler, core: RobotsTxtCore, token: CrawlerToken) -> None:
         assert crawler.stats is not None
         self.crawler, self.core, self.token, self.stats = crawler, core, token, crawler.stats
+
+    @classmethod
+    def connect(cls, crawler: Crawler, core: RobotsTxtCore, token: CrawlerToken) -> CrawlDelay:
+        """One made and connected: keep it (signals hold their receivers weakly)."""
+        delay = cls(crawler, core, token)
+        crawler.signals.connect(delay.request_reached_downloader, request_reached_downloader)
+        return delay
 
     def request_reached_downloader(self, request: Request, spider: Any) -> None:
         origin = origin_of(request.url)

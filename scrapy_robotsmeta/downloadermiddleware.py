@@ -5,16 +5,12 @@ The data flows one way: a request's origin → the core's check of it
 counted. The core owns every origin's life and answers in values; this module is the adapter
 that does what it asks, the way Scrapy's ``retry.py`` wraps ``get_retry_request``: it runs the
 fetches (:mod:`.fetcher`), keeps one timer for the core's next due time, hands waiting
-requests to :mod:`.waiting`, and tells a storage shared by several processes what it learnt.
-
-The first request of an origin begins the robots.txt fetch; requests that meet it in flight
-wait for it in the downloader for at most ``ROBOTSTXT_HOLD_TIME``, then are parked (see
-:mod:`.waiting`) until the origin is settled.
+requests to :mod:`.waiting` (held, then parked) and trades states with a shared storage
+(:mod:`.sharing`).
 """
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
@@ -22,15 +18,15 @@ from scrapy.exceptions import DontCloseSpider, IgnoreRequest, NotConfigured
 from scrapy.utils.job import job_dir
 from scrapy.utils.misc import build_from_crawler, load_object
 
+from scrapy_robotsmeta import reporting
 from scrapy_robotsmeta.crawldelay import CrawlDelay
 from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.fetcher import RobotsTxtFetcher
-from scrapy_robotsmeta.keys import DONT_OBEY_ROBOTSTXT, USAGE_META_KEY
+from scrapy_robotsmeta.keys import USAGE_META_KEY
 from scrapy_robotsmeta.reactor import Alarm, Clock, Tasks, crawler_clock
-from scrapy_robotsmeta.reporting import report_cache, report_change, report_give_up, report_lost
 from scrapy_robotsmeta.robotstxt.core import RELEASING, Action, RobotsTxtCore
 from scrapy_robotsmeta.robotstxt.explanation import Explanation
-from scrapy_robotsmeta.robotstxt.origin import Origin, checked_origin
+from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import unavailable
 from scrapy_robotsmeta.robotstxt.state import Change, Decision, OriginState, Timing
 from scrapy_robotsmeta.robotstxt.statefile import open_state_file
@@ -38,15 +34,13 @@ from scrapy_robotsmeta.sharing import Sharing
 from scrapy_robotsmeta.startup import check_start, reported_refusals
 from scrapy_robotsmeta.useragent import CrawlerToken
 from scrapy_robotsmeta.verdicts import Verdicts
-from scrapy_robotsmeta.waiting import WaitingRequests
+from scrapy_robotsmeta.waiting import WaitingRequests, request_origin
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
 
     from scrapy_robotsmeta.storage import Storage
-
-logger = logging.getLogger(__name__)
 
 
 class RobotsTxtMiddleware:
@@ -75,12 +69,7 @@ class RobotsTxtMiddleware:
             crawler, self.stats, settings.getlist("ROBOTSTXT_REQUEST_META_KEYS")
         )
         self.waiting = WaitingRequests(
-            crawler,
-            self.core,
-            self.storage,
-            self.clock,
-            origin_of=_origin,
-            start_fetch=self._start_fetch,
+            crawler, self.core, self.storage, self.clock, start_fetch=self._start_fetch
         )
         self.verdicts = Verdicts(self.stats, crawler.spider)
         self._alarm = Alarm(self.clock, self._on_due)
@@ -92,11 +81,7 @@ class RobotsTxtMiddleware:
         crawler.signals.connect(self._spider_idle, signals.spider_idle)
         crawler.signals.connect(self._spider_closed, signals.spider_closed)
         if settings.getbool("ROBOTSTXT_OBEY_CRAWL_DELAY"):
-            delay = CrawlDelay(crawler, self.core, self.token)
-            crawler.signals.connect(
-                delay.request_reached_downloader, signals.request_reached_downloader
-            )
-            self._crawl_delay = delay  # signals hold their receivers weakly
+            self._crawl_delay = CrawlDelay.connect(crawler, self.core, self.token)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RobotsTxtMiddleware:
@@ -110,7 +95,7 @@ class RobotsTxtMiddleware:
         # A redirect's request comes with a copy of its predecessor's meta: what robots.txt
         # said of the other URL is no statement about this one.
         request.meta.pop(USAGE_META_KEY, None)
-        while (origin := _origin(request)) is not None:
+        while (origin := request_origin(request)) is not None:
             check = self.core.check(origin, self.clock.seconds())
             if check.decision is not Decision.WAIT:
                 self.waiting.decided(request)
@@ -120,7 +105,7 @@ class RobotsTxtMiddleware:
             if check.fetch:
                 self._start_fetch(check.state, request)
             if self.core.closed:
-                report_lost(self.stats, 1, self.crawler.spider)
+                reporting.lost(self.stats, 1, self.crawler.spider)
                 raise IgnoreRequest("crawl closed while robots.txt was pending")
             sent_back = await self.waiting.wait(origin, request, check.held)
             if sent_back is not None:
@@ -142,7 +127,7 @@ class RobotsTxtMiddleware:
         elif action is Action.GIVE_UP:
             last = state.reason
             down_for = self.core.give_up(state, self.clock.seconds())
-            report_give_up(self.stats, state.origin, last, down_for, self.core.timing)
+            reporting.give_up(self.stats, state.origin, last, down_for, self.core.timing)
             self._run(self._publish_and_release(state), f"Giving up on {state.origin}", state)
         elif action is Action.END_HOLD:
             self.waiting.wake(state.origin)
@@ -158,21 +143,18 @@ class RobotsTxtMiddleware:
         self._rearm()
 
     def _waiting(self, origin: Origin) -> None:
-        """Requests of *origin* wait (parked by an earlier run or another process, or left
-        behind by a failure): have the core act on it."""
+        """Requests of *origin* wait (parked earlier, elsewhere, or left by a failure)."""
         self.waiting.start_parking()
         self._act(*self.core.waiting(origin, self.clock.seconds()))
 
     def _run(self, coroutine: Any, what: str, state: OriginState) -> None:
-        """Run background work on *state*'s origin; on failure, its requests are released
-        again once the crawl is idle."""
+        """Background work on *state*'s origin; a failure leaves its requests to the idle check."""
         self._tasks.run(coroutine, what, lambda _: self._release_failed(state.origin))
 
     # -- fetching and releasing ------------------------------------------------------------
 
     def _start_fetch(self, state: OriginState, context: Request | None = None) -> None:
-        """Run the fetch the core began; *context* is the request that needs it (its routing
-        meta keys go with the fetch)."""
+        """Run the fetch the core began, with the routing meta keys of *context* if any."""
         self.waiting.start_parking()
         self._rearm()  # the fetch's hold
         self._tasks.run(
@@ -197,7 +179,7 @@ class RobotsTxtMiddleware:
         timeout, fresh = self.core.fetch_claimed(state, self.clock.seconds())
         outcome = await self.fetcher.fetch(state.origin, timeout, context, fresh)
         change = self.core.settle(state, outcome, self.clock.seconds())
-        report_change(self.stats, state, change, outcome)
+        reporting.change(self.stats, state, change, outcome)
         if change is Change.OUTAGE_STARTED:
             self.waiting.wake(state.origin)
         self._rearm()
@@ -225,8 +207,7 @@ class RobotsTxtMiddleware:
         self._run(self.waiting.release(origin), f"Releasing the requests of {origin}", state)
 
     def _release_failed(self, origin: Origin) -> None:
-        """Requests a failed release left in the storage are parked still: the idle check
-        releases them again rather than close the crawl."""
+        """What a failed release left in the storage is released again when the crawl is idle."""
         self.core.release_failed(origin)
         self.waiting.start_parking()
 
@@ -235,11 +216,7 @@ class RobotsTxtMiddleware:
     async def _spider_opened(self) -> None:
         await self.storage.open()
         restored = self.storage.parked_origins()
-        if restored:
-            logger.info(
-                "Found requests parked for the robots.txt of %d origin(s) by an earlier run",
-                len(restored),
-            )
+        reporting.restored(len(restored))
         for origin in restored:
             self._waiting(origin)
         if self.storage.shared:
@@ -257,14 +234,9 @@ class RobotsTxtMiddleware:
 
     async def _spider_closed(self) -> None:
         self.core.close()
-        report_cache(self.stats, self.core.cache)
+        reporting.cache(self.stats, self.core.cache)
         self.sharing.close()
         self._alarm.cancel()
         lost = self.waiting.close()
-        report_lost(self.stats, lost + await self.storage.close(), self.crawler.spider)
+        reporting.lost(self.stats, lost + await self.storage.close(), self.crawler.spider)
         self.core.cache.close()  # last: with JOBDIR, what is live goes to the disk tier
-
-
-def _origin(request: Request) -> Origin | None:
-    """The request's origin, or None when the request is not checked."""
-    return None if request.meta.get(DONT_OBEY_ROBOTSTXT) else checked_origin(request.url)

@@ -26,9 +26,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger("scrapy_robotsmeta.downloadermiddleware")
 
 
-def report_change(
-    stats: StatsCollector, state: OriginState, change: Change, outcome: Outcome
-) -> None:
+def change(stats: StatsCollector, state: OriginState, change: Change, outcome: Outcome) -> None:
     """Count a fetch's outcome, and log the changes worth a line: a cached copy kept, an
     outage, allow-all, a recovery."""
     stats.inc_value(f"robotstxt/outcome/{outcome.kind.value}")
@@ -54,7 +52,7 @@ def report_change(
         )
 
 
-def report_give_up(
+def give_up(
     stats: StatsCollector, origin: Origin, last: str, down_for: float, timing: Timing
 ) -> None:
     """*last*: the outage's last reason; *down_for*: how long it lasted as this process saw it
@@ -70,7 +68,7 @@ def report_give_up(
     )
 
 
-def report_lost(stats: StatsCollector, count: int, spider: Spider | None) -> None:
+def lost(stats: StatsCollector, count: int, spider: Spider | None) -> None:
     """Waiting requests lost as the crawl closes: one line for all of them."""
     if not count:
         return
@@ -83,7 +81,14 @@ def report_lost(stats: StatsCollector, count: int, spider: Spider | None) -> Non
     )
 
 
-def report_cache(stats: StatsCollector, cache: OriginCache) -> None:
+def restored(origins: int) -> None:
+    if origins:
+        logger.info(
+            "Found requests parked for the robots.txt of %d origin(s) by an earlier run", origins
+        )
+
+
+def cache(stats: StatsCollector, cache: OriginCache) -> None:
     """The cache's counters, as the crawl closes."""
     for name, value in (
         ("memory_hits", cache.memory_hits),

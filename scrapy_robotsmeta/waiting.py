@@ -21,6 +21,8 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
+from scrapy_robotsmeta.keys import DONT_OBEY_ROBOTSTXT
+from scrapy_robotsmeta.robotstxt.origin import checked_origin
 from scrapy_robotsmeta.robotstxt.state import Decision
 
 if TYPE_CHECKING:
@@ -35,11 +37,15 @@ if TYPE_CHECKING:
     from scrapy_robotsmeta.storage import Storage
 
 
+def request_origin(request: Request) -> Origin | None:
+    """The origin whose robots.txt *request* waits for; None when it is not checked."""
+    return None if request.meta.get(DONT_OBEY_ROBOTSTXT) else checked_origin(request.url)
+
+
 class WaitingRequests:
     """The Request objects of pending origins, for the core that knows which origins those are.
 
-    *origin_of*: a request's checked origin (None: not checked); *start_fetch*: runs the fetch
-    that a check of a scheduled request began.
+    *start_fetch*: runs the fetch that a check of a scheduled request began.
     """
 
     def __init__(
@@ -49,13 +55,12 @@ class WaitingRequests:
         storage: Storage,
         clock: Clock,
         *,
-        origin_of: Callable[[Request], Origin | None],
         start_fetch: Callable[[OriginState, Request], None],
     ) -> None:
         assert crawler.stats is not None
         self.crawler, self.stats = crawler, crawler.stats
         self.core, self.storage, self.clock = core, storage, clock
-        self._origin_of, self._start_fetch = origin_of, start_fetch
+        self._start_fetch = start_fetch
         # Released requests not decided yet, each with what tells the core once it is.
         self._releases: weakref.WeakKeyDictionary[Request, weakref.finalize[Any, Any]] = (
             weakref.WeakKeyDictionary()
@@ -98,7 +103,7 @@ class WaitingRequests:
     # a filtered copy of them for every request scheduled.
     def _request_scheduled(self, request: Request, **kwargs: Any) -> None:
         self._sent_back.discard(request)
-        origin = self._origin_of(request)
+        origin = request_origin(request)
         if origin is None or not self.core.is_pending(origin):
             # Not checked, settled, not met yet, or its rules expired: process_request decides
             # it, reading the origin's state once, and sends it back here if it must wait.

@@ -8,7 +8,7 @@ import pytest
 from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.test import get_crawler
 
-from scrapy_robotsmeta.reporting import report_cache, report_change, report_lost
+from scrapy_robotsmeta import reporting
 from scrapy_robotsmeta.robotstxt.cache import OriginCache
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import from_response, unavailable
@@ -53,7 +53,7 @@ def test_a_change_worth_a_line_is_logged_and_its_outcome_counted(
 ) -> None:
     collector = stats()
     with caplog.at_level(logging.INFO):
-        report_change(collector, OriginState(ORIGIN), change, outcome)  # type: ignore[arg-type]
+        reporting.change(collector, OriginState(ORIGIN), change, outcome)  # type: ignore[arg-type]
     assert caplog.messages == [line]
     kind = outcome.kind.value  # type: ignore[attr-defined]
     assert collector.get_value(f"robotstxt/outcome/{kind}") == 1
@@ -66,7 +66,7 @@ def test_rules_fetched_as_expected_are_counted_but_not_logged(
 ) -> None:
     collector = stats()
     with caplog.at_level(logging.INFO):
-        report_change(collector, OriginState(ORIGIN), Change.READY, from_response(200, b""))
+        reporting.change(collector, OriginState(ORIGIN), Change.READY, from_response(200, b""))
     assert caplog.messages == []
     assert collector.get_value("robotstxt/outcome/rules") == 1
 
@@ -75,8 +75,8 @@ def test_requests_lost_at_close_are_one_line_and_none_is_no_line(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     collector = stats()
-    report_lost(collector, 0, None)
-    report_lost(collector, 12, None)
+    reporting.lost(collector, 0, None)
+    reporting.lost(collector, 12, None)
     assert len(caplog.records) == 1
     assert caplog.messages[0].startswith("12 request(s) dropped: the crawl closed")
     assert collector.get_value("robotstxt/dropped_on_close") == 12
@@ -87,6 +87,6 @@ def test_cache_counters_are_set_at_close() -> None:
     cache = OriginCache(10**6)
     cache.get_or_create(ORIGIN)
     cache.get_or_create(ORIGIN)
-    report_cache(collector, cache)
+    reporting.cache(collector, cache)
     assert collector.get_value("robotstxt/cache/memory_hits") == 1
     assert collector.get_value("robotstxt/cache/disk_errors") == 0
