@@ -156,16 +156,12 @@ class ParkingLot:
     def __len__(self) -> int:
         return self._in_memory + sum(len(q) for queues in self._disk.values() for q in queues)
 
-    def __contains__(self, origin: Origin) -> bool:
-        return origin in self._memory or origin in self._disk
-
     def origins(self) -> list[Origin]:
         return list(dict.fromkeys([*self._memory, *self._disk]))
 
     def restore(self) -> int:
-        """Open the queues a previous run of this JOBDIR left, each on its own: one that is
-        damaged gives back what it still holds, and costs no other; return how many requests
-        they hold."""
+        """Open the queues an earlier run of this JOBDIR left, each on its own (a damaged one
+        gives back what it still holds, and costs no other); return how many requests wait."""
         if self._directory is None or not self._directory.is_dir():
             return 0
         try:
@@ -248,14 +244,7 @@ class ParkingLot:
         logger.warning(
             "Parked queue of %(origin)s in %(folder)s is damaged (%(reason)s): %(kept)d "
             "request(s) recovered, %(lost)d lost, %(malformed)d malformed and skipped",
-            {
-                "origin": reading.origin,
-                "folder": reading.folder,
-                "reason": reading.reason,
-                "kept": reading.kept,
-                "lost": reading.lost,
-                "malformed": reading.malformed,
-            },
+            vars(reading),
         )
 
     def park(self, origin: Origin, request: Request) -> None:

@@ -33,8 +33,8 @@ class Verdicts:
         """Let *request* go on by *state*'s rules for the crawler *token*, or raise
         IgnoreRequest with the reason."""
         if decision is Decision.DROP:
-            self.stats.inc_value("robotstxt/unavailable_dropped")
-            self._log(
+            self._note(
+                "robotstxt/unavailable_dropped",
                 logging.DEBUG,
                 "Dropped %(request)s: robots.txt of %(origin)s unavailable (%(reason)s)",
                 request=request,
@@ -50,8 +50,8 @@ class Verdicts:
     def _refuse(self, state: OriginState, request: Request, token: str) -> None:
         explanation = state.explain(request.url, token)
         if explanation.verdict is not None and explanation.verdict.undecided:
-            self.stats.inc_value("robotstxt/undecided")
-            self._log(
+            self._note(
+                "robotstxt/undecided",
                 logging.INFO,
                 "robots.txt of %(origin)s has too many rules to try for %(request)s within "
                 "the bound of one check: refused, as if disallowed",
@@ -59,13 +59,13 @@ class Verdicts:
                 request=request,
             )
         why = str(explanation)
-        self._log(
+        self._note(
+            "robotstxt/forbidden",
             logging.DEBUG,
             "Forbidden by robots.txt: %(request)s, by %(why)s",
             request=request,
             why=why,
         )
-        self.stats.inc_value("robotstxt/forbidden")
         raise IgnoreRequest(f"Forbidden by robots.txt: {why}")
 
     def _record_usage(self, rules: RobotsTxt, request: Request, token: str) -> None:
@@ -76,13 +76,15 @@ class Verdicts:
         if reading.preferences.statements:
             request.meta[USAGE_META_KEY] = reading.preferences
         for reason in reading.ignored:
-            self.stats.inc_value("robotstxt/usage_ignored")
-            self._log(
+            self._note(
+                "robotstxt/usage_ignored",
                 logging.DEBUG,
                 "Ignored part of a usage preference for %(request)s: %(reason)s",
                 request=request,
                 reason=reason,
             )
 
-    def _log(self, level: int, message: str, **values: object) -> None:
+    def _note(self, stat: str, level: int, message: str, **values: object) -> None:
+        """Count *stat*, and log *message* with *values*."""
+        self.stats.inc_value(stat)
         logger.log(level, message, values, extra={"spider": self.spider})
