@@ -3,8 +3,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 import pytest_twisted
@@ -12,6 +13,9 @@ from twisted.internet.task import Clock
 
 from scrapy_robotsmeta.testing import Site
 from tests.redisserver import redis_server
+
+if TYPE_CHECKING:
+    from scrapy_robotsmeta.storage.redis_link import RedisLink
 
 EXAMPLE_PROJECT = Path(__file__).resolve().parents[1] / "example_project"
 
@@ -53,6 +57,30 @@ def redis_url(redis_server_url: str) -> str:
     client.flushall()
     client.close()
     return redis_server_url
+
+
+@pytest.fixture
+def redis_links(redis_url: str, clock: Clock) -> Iterator[Callable[..., RedisLink]]:
+    """Make the link to the tests' Redis of one RedisStorage of ``ListSpider`` (a process of
+    the fleet), with the settings given; its own time is *clock*'s, 0 until a test moves it.
+    The links made are closed after the test."""
+    # Imported here: the package's modules load once the test's reactor is installed.
+    from scrapy.utils.defer import deferred_from_coro  # noqa: PLC0415
+
+    from scrapy_robotsmeta.storage.redis_link import RedisLink  # noqa: PLC0415
+    from tests.crawl import ListSpider, make_crawler  # noqa: PLC0415
+
+    links: list[RedisLink] = []
+
+    def make(**settings: Any) -> RedisLink:
+        crawler = make_crawler(ListSpider, settings, clock=clock)
+        crawler.spider = ListSpider([])
+        links.append(RedisLink(crawler, redis_url))
+        return links[-1]
+
+    yield make
+    for link in links:
+        pytest_twisted.blockon(deferred_from_coro(link.close()))
 
 
 @pytest.fixture(scope="module")
