@@ -30,9 +30,9 @@ logger = logging.getLogger(__name__)
 #: bytes: measured with tracemalloc, rounded up.
 STATE_BYTES = 800
 #: What a packed origin costs in memory besides its record's bytes (its origin, the cache's
-#: entry, and what the allocator keeps as records and live states come and go): tracemalloc
-#: sees about 200 bytes, but with 500 the process grew 68 MB for a 64 MB bound at 1,000,000
-#: origins (benchmarks/tiers.py), and with 800 and the records of fixed Huffman codes, 62.5.
+#: entry, and what the allocator keeps as records and live states come and go): more than
+#: tracemalloc sees, so that the process grows less than the bound at a million origins
+#: (benchmarks/tiers.py; its figures in benchmarks/README.md).
 RECORD_BYTES = 900
 #: The share of the bound that live states may fill; packed ones have the rest.
 LIVE_SHARE = 0.5

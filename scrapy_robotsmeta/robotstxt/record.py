@@ -30,24 +30,20 @@ from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import Kind
 from scrapy_robotsmeta.robotstxt.state import SNAPSHOT_VERSION, OriginState
 
-# The shape of a record's bytes, the snapshot's aside (3: the groups no check compiled and the
-# sitemaps pickled apart, read on demand; 4: a checksum after the version, and a compiled
-# group's table with a weight per rule and index keys of three kinds; 5: an index keeps the
-# lengths of the path starts it is keyed by). A record starts with
-# both versions: a change of either leaves older records unread, and a change of this one alone
-# leaves a fleet's states in Redis as they are.
+# The shape of a record's bytes, the snapshot's aside: raised with any change of what a record
+# holds or how (the compiled tables' layout included). A record starts with both versions: a
+# change of either leaves older records unread, and a change of this one alone leaves a fleet's
+# states in Redis as they are.
 _SHAPE = 5
 _VERSION = bytes([SNAPSHOT_VERSION << 4 | _SHAPE])
 # A CRC-32 of the compressed bytes, checked before they are decompressed: it catches any damage
-# of up to 32 bits in a row, where the version byte and pickle's structure alone let about one
-# one-byte damage in 24 read back as other rules. Over the corpus's records it costs 0.6 µs at
-# the mean, against 8.5 to decompress them.
+# of up to 32 bits in a row, where the version byte and pickle's structure alone let some
+# damaged records read back as other rules; it costs a fraction of the decompression.
 _CHECKSUM = struct.Struct(">I")
 _PAYLOAD = 1 + _CHECKSUM.size
 # Raw deflate (the checksum above is the record's own) with fixed Huffman codes at level 1:
-# over the corpus's records, reading one back decompresses in 3 µs at the median instead of 7
-# (no code tables to build), and packing takes half the time of level 6, for records 10 %
-# larger.
+# reading a record back builds no code tables, which is most of its cost, for records a little
+# larger (benchmarks/README.md, the tiers).
 _WBITS = -15
 
 
