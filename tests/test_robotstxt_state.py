@@ -16,11 +16,13 @@ from scrapy_robotsmeta.robotstxt.policy import (
     unavailable,
 )
 from scrapy_robotsmeta.robotstxt.state import (
+    _FIELD_CHECKS,
     MAX_TRIES,
     MIN_EXPIRATION,
     Change,
     Decision,
     OriginState,
+    Snapshot,
     Timing,
     same_snapshot,
     shift_times,
@@ -281,3 +283,9 @@ def test_a_snapshot_missing_a_field_or_not_an_object_is_unreadable() -> None:
     del snapshot["give_up_at"]
     assert unreadable(snapshot) == "no 'give_up_at'"
     assert unreadable([1, 2]) == "not a JSON object"
+
+
+def test_every_field_of_a_snapshot_is_checked_when_read_from_elsewhere() -> None:
+    """The fields are declared once (Snapshot); what a snapshot from another process must hold
+    is said for each of them, the version aside (checked first)."""
+    assert set(_FIELD_CHECKS) == set(Snapshot._fields) - {"version"}

@@ -28,7 +28,7 @@ import zlib
 from scrapy_robotsmeta.robotstxt import RobotsTxt
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import Kind
-from scrapy_robotsmeta.robotstxt.state import SNAPSHOT_VERSION, OriginState
+from scrapy_robotsmeta.robotstxt.state import SNAPSHOT_VERSION, OriginState, Snapshot
 
 # The shape of a record's bytes, the snapshot's aside: raised with any change of what a record
 # holds or how (the compiled tables' layout included). A record starts with both versions: a
@@ -62,7 +62,7 @@ def pack(state: OriginState) -> bytes:
     # Allow-all rules are one shared object, rebuilt from the snapshot's kind.
     rules = state.rules.to_plain() if state.rules and state.kind is Kind.RULES else None
     # Plain values only, no key and no class: half the bytes, and faster to read back.
-    plain = (tuple(state.snapshot().values()), rules)
+    plain = (tuple(state.values()), rules)
     payload = _compress(pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL))
     return _VERSION + _CHECKSUM.pack(zlib.crc32(payload)) + payload
 
@@ -81,7 +81,7 @@ def unpack(origin: Origin, record: bytes) -> OriginState | None:
         values, plain = pickle.loads(zlib.decompress(payload, _WBITS))
         rules = None if plain is None else RobotsTxt.from_plain(plain)
         state = OriginState(origin)
-        state.restore(values, rules)
+        state.restore(Snapshot._make(values), rules)
     except Exception as exc:  # any exception an unpickling or a malformed value can raise
         raise DamagedRecord(f"the record of {origin} cannot be read back ({exc!r})") from exc
     return state

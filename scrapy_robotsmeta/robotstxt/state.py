@@ -37,19 +37,27 @@ MIN_EXPIRATION = 60.0
 # it (3: groups keep their usage lines; 4: one compressed record per origin): a state written by
 # another version of the package is not adopted.
 SNAPSHOT_VERSION = 4
-# The keys of OriginState.snapshot(), in its order (a record keeps the values alone).
-SNAPSHOT_FIELDS = (
-    "version",
-    "kind",
-    "reason",
-    "tries",
-    "expires_at",
-    "given_up",
-    "down_since",
-    "failures",
-    "retry_at",
-    "give_up_at",
-)
+
+
+class Snapshot(NamedTuple):
+    """An origin's state as plain data, without its parsed rules: the one declaration of its
+    fields. A record keeps it as a tuple (in this order), a shared storage publishes it as a
+    JSON object (by these names); a change of its fields changes SNAPSHOT_VERSION."""
+
+    version: int
+    kind: str | None
+    reason: str
+    #: The hops of each try, each as [url, status, error].
+    tries: list[list[list[Any]]]
+    expires_at: float
+    given_up: bool
+    down_since: float | None
+    failures: int
+    retry_at: float | None
+    give_up_at: float | None
+
+
+SNAPSHOT_FIELDS = Snapshot._fields
 # The keys of a snapshot that are times, in seconds by the clock of the process that wrote it
 # (a shared storage moves them to its own clock and back: see shift_times).
 SNAPSHOT_TIMES = ("expires_at", "down_since", "retry_at", "give_up_at")
@@ -280,20 +288,24 @@ class OriginState:
 
     # -- sharing ---------------------------------------------------------------------------
 
+    def values(self) -> Snapshot:
+        """The state as plain data (without the parsed rules)."""
+        return Snapshot(
+            version=SNAPSHOT_VERSION,
+            kind=self.kind.value if self.kind is not None else None,
+            reason=self.reason,
+            tries=[[[h.url, h.status, h.error] for h in hops] for hops in self.tries],
+            expires_at=self.expires_at,
+            given_up=self.given_up,
+            down_since=self.down_since,
+            failures=self.failures,
+            retry_at=self.retry_at,
+            give_up_at=self.give_up_at,
+        )
+
     def snapshot(self) -> dict[str, Any]:
-        """The state as plain data (without the parsed rules), for a shared storage."""
-        return {
-            "version": SNAPSHOT_VERSION,
-            "kind": self.kind.value if self.kind is not None else None,
-            "reason": self.reason,
-            "tries": [[[h.url, h.status, h.error] for h in hops] for hops in self.tries],
-            "expires_at": self.expires_at,
-            "given_up": self.given_up,
-            "down_since": self.down_since,
-            "failures": self.failures,
-            "retry_at": self.retry_at,
-            "give_up_at": self.give_up_at,
-        }
+        """:meth:`values` by field name, for a shared storage."""
+        return self.values()._asdict()
 
     @staticmethod
     def adoptable(snapshot: dict[str, Any]) -> bool:
@@ -306,28 +318,23 @@ class OriginState:
         robots.txt *body* it published; a fetch of this process in flight, if any, stays in
         flight."""
         rules = RobotsTxt.parse(body or b"") if snapshot["kind"] == Kind.RULES.value else None
-        self.restore(tuple(snapshot[name] for name in SNAPSHOT_FIELDS), rules)
+        self.restore(Snapshot._make(snapshot[name] for name in SNAPSHOT_FIELDS), rules)
 
-    def restore(self, values: tuple[Any, ...], rules: RobotsTxt | None) -> None:
-        """:meth:`adopt` from the snapshot's values alone, in :data:`SNAPSHOT_FIELDS` order
-        (as an origin's record keeps them), and *rules* when its kind is rules."""
+    def restore(self, values: Snapshot, rules: RobotsTxt | None) -> None:
+        """Take the state *values* say (as an origin's record keeps them), with *rules* when
+        their kind is rules."""
         self.changes += 1
-        (
-            _,
-            kind,
-            self.reason,
-            tries,
-            self.expires_at,
-            self.given_up,
-            self.down_since,
-            self.failures,
-            self.retry_at,
-            self.give_up_at,
-        ) = values
-        self.kind = None if kind is None else _KINDS[kind]
+        self.reason = values.reason
+        self.expires_at = values.expires_at
+        self.given_up = values.given_up
+        self.down_since = values.down_since
+        self.failures = values.failures
+        self.retry_at = values.retry_at
+        self.give_up_at = values.give_up_at
+        self.kind = None if values.kind is None else _KINDS[values.kind]
         # Allow-all rules are one shared object, rebuilt from the kind alone.
         self.rules = ALLOW_ALL_RULES if self.kind is Kind.ALLOW_ALL else rules
-        self.tries = [tuple(map(Hop._make, hops)) for hops in tries]
+        self.tries = [tuple(map(Hop._make, hops)) for hops in values.tries]
 
 
 # -- snapshots from elsewhere ----------------------------------------------------------------
