@@ -208,6 +208,71 @@ def test_malformed_dictionary_states_nothing(value: str) -> None:
     assert read_content_usage(value, SOURCE).statements == ()
 
 
+#: Values that fail RFC 9651 parsing as a whole, each named after the section of the rule it
+#: breaks; the members are unknown labels, so only the failure decides the note.
+MALFORMED = [
+    pytest.param("a=1, B=2", id="§4.2.3.3 uppercase_key 1"),
+    pytest.param("a;P=1", id="§4.2.3.3 uppercase_key 2"),
+    pytest.param("1a=1", id="§4.2.3.3 uppercase_key 3"),
+    pytest.param("a=1 ;x", id="§4.2.3.2 parameters_of_a_member 1"),
+    pytest.param("a=1;", id="§4.2.3.2 parameters_of_a_member 2"),
+    pytest.param("a=1;x=", id="§4.2.3.2 parameters_of_a_member 3"),
+    pytest.param("a=(1 2", id="§4.2.1.2 inner_list 1"),
+    pytest.param("a=(1,2)", id="§4.2.1.2 inner_list 2"),
+    pytest.param("a=((1))", id="§4.2.1.2 inner_list 3"),
+    pytest.param("a=(1)x", id="§4.2.1.2 inner_list 4"),
+    pytest.param(r'a="\n"', id="§4.2.5 string_escapes 1"),
+    pytest.param('a="abc', id="§4.2.5 string_escapes 2"),
+    pytest.param('a="a\tb"', id="§4.2.5 string_escapes 3"),
+    pytest.param('a="ab\\', id="§4.2.5 string_escapes 4"),
+    pytest.param("a=1000000000000000", id="§4.2.4 integer_limits 1"),
+    pytest.param("a=-", id="§4.2.4 integer_limits 2"),
+    pytest.param("a=-x", id="§4.2.4 integer_limits 3"),
+    pytest.param("a=1x", id="§4.2.4 integer_limits 4"),
+    pytest.param("a=1234567890123.1", id="§4.2.4 decimal_limits 1"),
+    pytest.param("a=1.1234", id="§4.2.4 decimal_limits 2"),
+    pytest.param("a=1.", id="§4.2.4 decimal_limits 3"),
+    pytest.param("a=.5", id="§4.2.4 decimal_limits 4"),
+    pytest.param("a=1.2.3", id="§4.2.4 decimal_limits 5"),
+    pytest.param("a=1,", id="§4.2.2 trailing_comma 1"),
+    pytest.param("a=1, ", id="§4.2.2 trailing_comma 2"),
+    pytest.param(",a=1", id="§4.2.2 trailing_comma 3"),
+    pytest.param("a=1,,b=2", id="§4.2.2 trailing_comma 4"),
+    pytest.param("a=1 b=2", id="§4.2 trailing_garbage 1"),
+    pytest.param("a=1;x=2 ;", id="§4.2 trailing_garbage 2"),
+    pytest.param("a=tok)", id="§4.2 trailing_garbage 3"),
+    pytest.param('a="caf\u00e9"', id="§4.2 non_ascii 1"),
+    pytest.param("a=1, b=\u00ff", id="§4.2 non_ascii 2"),
+    pytest.param("a=:aGVsbG8", id="§4.2.7 byte_sequence 1"),
+    pytest.param("a=:aGV*bG8=:", id="§4.2.7 byte_sequence 2"),
+    pytest.param("a=:aG=Vs:", id="§4.2.7 byte_sequence 3"),
+    pytest.param("a=:a:", id="§4.2.7 byte_sequence 4"),
+    pytest.param("a=?2", id="§4.2.8 boolean 1"),
+    pytest.param("a=?", id="§4.2.8 boolean 2"),
+    pytest.param("a=?true", id="§4.2.8 boolean 3"),
+    pytest.param("a=@1.5", id="§4.2.9 date 1"),
+    pytest.param("a=@", id="§4.2.9 date 2"),
+    pytest.param('a=%"%C3%A9"', id="§4.2.10 display_string 1"),
+    pytest.param('a=%"%c3"', id="§4.2.10 display_string 2"),
+    pytest.param('a=%"%c"', id="§4.2.10 display_string 3"),
+    pytest.param('a=%"abc', id="§4.2.10 display_string 4"),
+    pytest.param("a=%abc", id="§4.2.10 display_string 5"),
+    pytest.param("a =1", id="§4.2 whitespace_around_members 1"),
+    pytest.param("a= 1", id="§4.2 whitespace_around_members 2"),
+]
+
+
+
+@pytest.mark.parametrize("value", MALFORMED)
+def test_value_failing_rfc9651_anywhere_states_nothing(value: str) -> None:
+    """draft-ietf-aipref-vocab-08 §6 and RFC 9651 §4.2: a failure anywhere in the value fails
+    the whole Dictionary, so the value states nothing and says why."""
+    reading = read_content_usage(f"train-ai=n, {value}", SOURCE)
+    assert reading == Reading(
+        (), (f"{SOURCE}: not a structured-field dictionary; it states nothing",)
+    )
+
+
 def test_empty_value_states_nothing_silently() -> None:
     """An empty value is an empty Dictionary: no preference, and nothing to report."""
     assert read_content_usage("", SOURCE) == Reading((), ())

@@ -18,8 +18,9 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 
+import http_sf
+
 from scrapy_robotsmeta.usage.preferences import Statement
-from scrapy_robotsmeta.usage.structured import Token, parse_dictionary
 
 _AI_TRAIN = ("ai_train", "ai_train_images")
 
@@ -29,7 +30,7 @@ CONTENT_USAGE_LABELS: dict[str, tuple[str, ...]] = {
     "train-ai": _AI_TRAIN,
     "ai-use": ("ai_use", "ai_input"),
 }
-_CONTENT_USAGE_VALUES = {Token("y"): True, Token("n"): False}
+_CONTENT_USAGE_VALUES = {http_sf.Token("y"): True, http_sf.Token("n"): False}
 
 #: Cloudflare's Content Signals Policy: its three signals.
 CONTENT_SIGNAL_NAMES: dict[str, tuple[str, ...]] = {
@@ -66,23 +67,33 @@ def read_content_usage(value: str, source: str) -> Reading:
 
 @lru_cache(maxsize=1024)  # one site's robots.txt line or header is read again for each page
 def _content_usage(value: str, source: str) -> Reading:
-    members = parse_dictionary(value)
+    members = _dictionary(value)
     if members is None:
         return Reading((), (f"{source}: not a structured-field dictionary; it states nothing",))
     statements: list[Statement] = []
     ignored: list[str] = []
-    for label, member in members.items():
+    for label, (token, _parameters) in members.items():
         uses = CONTENT_USAGE_LABELS.get(label)
         if uses is None:
             ignored.append(f"{source}: unknown label {label!r}")
             continue
-        token = member.value
-        allowed = _CONTENT_USAGE_VALUES.get(token) if isinstance(token, Token) else None
+        allowed = _CONTENT_USAGE_VALUES.get(token) if isinstance(token, http_sf.Token) else None
         if allowed is None:
             ignored.append(f"{source}: {label}: not the token y or n")
             continue
         statements.extend(Statement(use, allowed, source) for use in uses)
     return Reading(tuple(statements), tuple(ignored))
+
+
+def _dictionary(value: str) -> http_sf.DictionaryType | None:
+    """*value* as an RFC 9651 Dictionary, or None where it fails to parse: any failure
+    anywhere fails the whole value (§4.2), and structured fields are ASCII only."""
+    if not value.isascii():
+        return None
+    try:
+        return http_sf.parse(value.encode("ascii"), tltype="dictionary")
+    except http_sf.StructuredFieldError:
+        return None
 
 
 def read_content_signal(value: str, source: str) -> Reading:
