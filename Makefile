@@ -39,6 +39,7 @@ demo: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.matcher
 	$(BIN)/python -m benchmarks.meta
+	$(BIN)/python -m benchmarks.usage_values
 	$(BIN)/python -m benchmarks.crawl
 	$(BIN)/python -m benchmarks.tiers
 	$(BIN)/python -m benchmarks.broad

@@ -262,7 +262,6 @@ MALFORMED = [
 ]
 
 
-
 @pytest.mark.parametrize("value", MALFORMED)
 def test_value_failing_rfc9651_anywhere_states_nothing(value: str) -> None:
     """draft-ietf-aipref-vocab-08 §6 and RFC 9651 §4.2: a failure anywhere in the value fails

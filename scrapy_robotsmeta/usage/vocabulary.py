@@ -16,7 +16,7 @@ on a page is training on its images too.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import NamedTuple
+from typing import NamedTuple, TypeAlias, cast
 
 import http_sf
 
@@ -85,13 +85,22 @@ def _content_usage(value: str, source: str) -> Reading:
     return Reading(tuple(statements), tuple(ignored))
 
 
-def _dictionary(value: str) -> http_sf.DictionaryType | None:
+#: What http-sf gives for a parsed Dictionary: each member as its value and its parameters.
+_Members: TypeAlias = dict[str, tuple[object, dict[str, object]]]
+
+
+def _dictionary(value: str) -> _Members | None:
     """*value* as an RFC 9651 Dictionary, or None where it fails to parse: any failure
-    anywhere fails the whole value (§4.2), and structured fields are ASCII only."""
+    anywhere fails the whole value (§4.2), and structured fields are ASCII only. SP and HTAB
+    around the value are dropped first, as HTTP drops them around a field value (RFC 9110
+    §5.5); RFC 9651 itself would refuse a leading HTAB."""
+    value = value.strip(" \t")
+    if not value:
+        return {}  # an empty Dictionary is a field left out (§3.2); http-sf < 1.4 refuses it
     if not value.isascii():
         return None
     try:
-        return http_sf.parse(value.encode("ascii"), tltype="dictionary")
+        return cast(_Members, http_sf.parse(value.encode("ascii"), tltype="dictionary"))
     except http_sf.StructuredFieldError:
         return None
 
