@@ -4,6 +4,7 @@ the names of the keys, Redis failing and answering again, and the fleet's clock.
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable
 
 import pytest
@@ -49,6 +50,16 @@ def test_the_package_url_wins_over_scrapy_redis_one() -> None:
 def test_no_url_at_all_is_refused_naming_the_setting() -> None:
     with pytest.raises(StorageConfigError, match="needs ROBOTSTXT_REDIS_URL"):
         configured_url(make_crawler(ListSpider))
+
+
+def test_without_redis_py_the_line_names_the_package_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A missing optional dependency is one line naming what to install."""
+    monkeypatch.setitem(sys.modules, "redis.asyncio", None)  # import redis.asyncio then fails
+    crawler = make_crawler(ListSpider, {"ROBOTSTXT_REDIS_URL": "redis://a:1/0"})
+    with pytest.raises(StorageConfigError, match=r"needs redis-py: pip install 'redis>=5\.0\.1'"):
+        configured_url(crawler)
 
 
 @pytest.mark.parametrize(

@@ -55,7 +55,8 @@ def configured_url(crawler: Crawler) -> str:
         import redis.asyncio  # noqa: F401, PLC0415 (an optional dependency)
     except ImportError as exc:
         raise StorageConfigError(
-            "RedisStorage needs redis-py: pip install 'scrapy-robotsmeta[redis]'"
+            "RedisStorage needs redis-py: pip install 'redis>=5.0.1' (or install this package "
+            "with its redis extra: pip install '.[redis]' from its folder)"
         ) from exc
     if not is_asyncio_reactor_installed():
         raise StorageConfigError(
