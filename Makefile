@@ -4,6 +4,8 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The demo needs the package alone; `make test` adds the test extra to the same venv.
+DEMO_STAMP := $(VENV)/.installed-package
 # The same suite against the lowest versions setup.cfg declares (constraints-lowest.txt).
 LOWEST ?= .venv-lowest
 LOWEST_STAMP := $(LOWEST)/.installed
@@ -13,6 +15,11 @@ LOWEST_STAMP := $(LOWEST)/.installed
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+$(DEMO_STAMP): setup.cfg pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
 $(LOWEST_STAMP): setup.cfg pyproject.toml constraints-lowest.txt
@@ -29,8 +36,7 @@ test: lint $(LOWEST_STAMP)
 	$(BIN)/python -m pytest -q
 	$(LOWEST)/bin/python -m pytest -q -m "not newest_scrapy and not release"
 
-# The example project needs nothing beyond the package, which $(STAMP) installs.
-demo: $(STAMP)
+demo: $(DEMO_STAMP)
 	$(BIN)/python example_project/run_demo.py
 
 # Scripts, not tests: each prints Markdown tables and writes its figures to
