@@ -88,10 +88,13 @@ class RobotsTxtResponses:
 
 def is_robotstxt_request(request: Request) -> bool:
     """Whether *request* is a plain GET of its origin's ``/robots.txt``."""
-    authority = SCHEME_AUTHORITY.match(request.url)
+    url = request.url
+    if not url.endswith("/robots.txt"):  # every decided request asks: the cheap test first
+        return False
+    authority = SCHEME_AUTHORITY.match(url)
     return (
         authority is not None
-        and request.url[authority.end() :] == "/robots.txt"
+        and url[authority.end() :] == "/robots.txt"
         and request.method == "GET"
     )
 
