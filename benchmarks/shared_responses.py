@@ -58,6 +58,7 @@ def measure() -> dict[str, Any]:
         url = origin.robots_url
         headers = {**HEADERS, "Content-Length": str(len(body))}
         gc.collect()
+        estimated_before = kept.kept_bytes
         before = tracemalloc.get_traced_memory()[0]
         # A body of its own, as a download's is: kept by nothing but the response.
         fresh = bytes(bytearray(body))
@@ -67,9 +68,10 @@ def measure() -> dict[str, Any]:
         del response
         gc.collect()
         measured.append(tracemalloc.get_traced_memory()[0] - before)
-        entry = kept._kept[origin]
-        estimated.append(entry[1])
-        bodies.append(len(entry[0].body))
+        estimated.append(kept.kept_bytes - estimated_before)
+        answer = kept.answer(Request(url), origin)
+        assert answer is not None
+        bodies.append(len(answer.body))
     tracemalloc.stop()
     overheads = [m - b for m, b in zip(measured, bodies, strict=True)]
     ratios = [e / m for e, m in zip(estimated, measured, strict=True) if m > 0]

@@ -65,6 +65,11 @@ class RobotsTxtResponses:
         while self._bytes > self.memory:
             self._forget(next(iter(self._kept)))
 
+    @property
+    def kept_bytes(self) -> int:
+        """The estimated bytes of what is kept, which the memory bound holds."""
+        return self._bytes
+
     def answer(self, request: Request, origin: Origin) -> Response | None:
         """The response for the spider's *request*, if it asks for *origin*'s robots.txt and
         that is kept; None lets it be decided and downloaded as any other."""

@@ -108,7 +108,7 @@ def test_the_least_recently_fetched_leave_past_the_memory_bound() -> None:
         kept.keep(origin, served(body))
     answers = [kept.answer(Request(ROBOTS), origin) for origin in origins if origin]
     assert [answer is not None for answer in answers] == [False, True, True, True]
-    assert kept.memory >= kept._bytes == 3 * size
+    assert kept.memory >= kept.kept_bytes == 3 * size
 
 
 def test_a_response_larger_than_the_bound_is_not_kept() -> None:
