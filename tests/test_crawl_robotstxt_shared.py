@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 from typing import Any
 
+import pytest
 from scrapy import Request
 from scrapy.http import Response
 from scrapy.spidermiddlewares.httperror import HttpError
@@ -61,11 +62,19 @@ def the_shared_answer(spider: RecordingSpider) -> Response:
     return response
 
 
+@pytest.mark.parametrize("hold_time", [5.0, 0.0])
 @deferred_f_from_coro_f
-async def test_a_request_for_robots_txt_while_its_fetch_is_in_flight(site: Site) -> None:
-    """The spider's request starts the package's fetch and waits for it: one download."""
+async def test_a_request_for_robots_txt_while_its_fetch_is_in_flight(
+    site: Site, hold_time: float
+) -> None:
+    """The spider's request starts the package's fetch and waits for it (held in the
+    downloader, or parked and released): one download."""
     site.add({"/robots.txt": delayed(0.3, static(RULES)), "/page": html("page")})
-    result = await crawl([site.url("/robots.txt"), site.url("/page")], spider_cls=RecordingSpider)
+    result = await crawl(
+        [site.url("/robots.txt"), site.url("/page")],
+        {"ROBOTSTXT_HOLD_TIME": hold_time},
+        spider_cls=RecordingSpider,
+    )
     assert robots_txt_requests(site) == 1
     response = the_shared_answer(spider_of(result))
     assert (response.url, response.status, response.body) == (
@@ -79,6 +88,8 @@ async def test_a_request_for_robots_txt_while_its_fetch_is_in_flight(site: Site)
     assert response.request.url == site.url("/robots.txt")
     assert result.stat("robotstxt/shared_response/answered") == 1
     assert site.hits["/page"] == 1
+    waited = "robotstxt/held" if hold_time else "robotstxt/reparked"
+    assert result.stat(waited) >= 1
 
 
 @deferred_f_from_coro_f
