@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import math
 import tracemalloc
 from typing import Any
 
@@ -37,6 +38,7 @@ def measure() -> dict[str, Any]:
     from scrapy import Request  # noqa: PLC0415
     from scrapy.http import TextResponse  # noqa: PLC0415
     from scrapy.utils.test import get_crawler  # noqa: PLC0415
+    from twisted.internet.task import Clock  # noqa: PLC0415
 
     from scrapy_robotsmeta.robotstxt.origin import origin_of  # noqa: PLC0415
     from scrapy_robotsmeta.robotstxt_responses import (  # noqa: PLC0415
@@ -47,7 +49,7 @@ def measure() -> dict[str, Any]:
     files = corpus()
     stats = get_crawler().stats
     assert stats is not None
-    kept = RobotsTxtResponses(stats, 1 << 40)
+    kept = RobotsTxtResponses(stats, 1 << 40, math.inf, Clock())
     measured: list[int] = []
     estimated: list[int] = []
     bodies: list[int] = []

@@ -67,7 +67,7 @@ class RobotsTxtMiddleware:
             settings.getfloat("ROBOTSTXT_HOLD_TIME"),
             open_state_file(job_dir(crawler.settings)) if spill else None,
         )
-        self.responses = RobotsTxtResponses.from_settings(self.stats, settings)
+        self.responses = RobotsTxtResponses.from_settings(self.stats, settings, self.clock)
         meta_keys = settings.getlist("ROBOTSTXT_REQUEST_META_KEYS")
         self.fetcher = RobotsTxtFetcher(crawler, self.stats, meta_keys, self.responses)
         self.waiting = WaitingRequests(

@@ -12,8 +12,10 @@ RedirectMiddleware. A request that arrives while the fetch runs waits for it, as
 of the origin does.
 
 What is kept is bounded by ``ROBOTSTXT_RESPONSE_MEMORY`` (estimated bytes, the least recently
-fetched dropped first); a request whose answer is no longer kept (or was fetched by another
-process of a fleet) is downloaded as any other request.
+fetched dropped first) and by ``ROBOTSTXT_CACHE_EXPIRATION`` (a response is never older than a
+robots.txt may be: in a fleet, the rules in force may come from another process's later fetch);
+a request whose answer is no longer kept (or was fetched by another process of a fleet) is
+downloaded as any other request.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ if TYPE_CHECKING:
     from scrapy.statscollectors import StatsCollector
 
     from scrapy_robotsmeta.defaults import PackageSettings
+    from scrapy_robotsmeta.reactor import Clock
     from scrapy_robotsmeta.robotstxt.origin import Origin
 
 #: In ``response.flags`` of a response answered from the package's own download.
@@ -39,16 +42,21 @@ RESPONSE_BYTES = 2_400
 
 
 class RobotsTxtResponses:
-    """The last robots.txt response of each origin, within *memory* bytes (0: none kept)."""
+    """The last robots.txt response of each origin, within *memory* bytes (0: none kept), each
+    for *lifetime* seconds of *clock* at most."""
 
-    def __init__(self, stats: StatsCollector, memory: int) -> None:
-        self.stats, self.memory = stats, memory
-        self._kept: OrderedDict[Origin, tuple[Response, int]] = OrderedDict()
+    def __init__(self, stats: StatsCollector, memory: int, lifetime: float, clock: Clock) -> None:
+        self.stats, self.memory, self.lifetime, self.clock = stats, memory, lifetime, clock
+        # In the order they were kept: the oldest first, the first to go.
+        self._kept: OrderedDict[Origin, tuple[Response, int, float]] = OrderedDict()
         self._bytes = 0
 
     @classmethod
-    def from_settings(cls, stats: StatsCollector, settings: PackageSettings) -> RobotsTxtResponses:
-        return cls(stats, settings.getint("ROBOTSTXT_RESPONSE_MEMORY"))
+    def from_settings(
+        cls, stats: StatsCollector, settings: PackageSettings, clock: Clock
+    ) -> RobotsTxtResponses:
+        memory = settings.getint("ROBOTSTXT_RESPONSE_MEMORY")
+        return cls(stats, memory, settings.getfloat("ROBOTSTXT_CACHE_EXPIRATION"), clock)
 
     def keep(self, origin: Origin, response: Response | None) -> None:
         """*response*: the last answer a fetch of *origin* got; None for a fetch that got
@@ -60,10 +68,14 @@ class RobotsTxtResponses:
         size = RESPONSE_BYTES + len(response.body) + _header_bytes(response)
         if size > self.memory:
             return
-        self._kept[origin] = (response, size)
+        now = self.clock.seconds()
+        self._kept[origin] = (response, size, now)
         self._bytes += size
-        while self._bytes > self.memory:
-            self._forget(next(iter(self._kept)))
+        while self._kept:
+            oldest, (_, _, kept_at) = next(iter(self._kept.items()))
+            if self._bytes <= self.memory and now - kept_at <= self.lifetime:
+                break
+            self._forget(oldest)
 
     @property
     def kept_bytes(self) -> int:
@@ -76,6 +88,9 @@ class RobotsTxtResponses:
         if not is_robotstxt_request(request):
             return None
         kept = self._kept.get(origin)
+        if kept is not None and self.clock.seconds() - kept[2] > self.lifetime:
+            self._forget(origin)
+            kept = None
         if kept is None:
             self.stats.inc_value("robotstxt/shared_response/not_kept")
             return None

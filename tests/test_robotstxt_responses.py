@@ -6,6 +6,7 @@ from __future__ import annotations
 from scrapy import Request
 from scrapy.http import Response, TextResponse
 from scrapy.utils.test import get_crawler
+from twisted.internet.task import Clock
 
 from scrapy_robotsmeta.robotstxt import MAX_BYTES
 from scrapy_robotsmeta.robotstxt.origin import Origin, origin_of
@@ -20,10 +21,13 @@ ORIGIN = Origin("https", "example.com", 443)
 ROBOTS = "https://example.com/robots.txt"
 
 
-def responses(memory: int = 1_000_000) -> RobotsTxtResponses:
+LIFETIME = 86400.0
+
+
+def responses(memory: int = 1_000_000, clock: Clock | None = None) -> RobotsTxtResponses:
     stats = get_crawler().stats
     assert stats is not None
-    return RobotsTxtResponses(stats, memory)
+    return RobotsTxtResponses(stats, memory, LIFETIME, clock or Clock())
 
 
 def served(body: bytes = b"User-agent: *\nDisallow: /x\n", **headers: str) -> TextResponse:
@@ -127,3 +131,30 @@ def test_any_response_class_and_status_is_kept_as_served() -> None:
     assert answer is not None
     assert type(answer) is Response
     assert (answer.status, answer.body) == (404, b"not found")
+
+
+def test_a_response_is_never_older_than_a_robots_txt_may_be() -> None:
+    """RFC 9309 §2.4: a robots.txt is kept 24 hours (ROBOTSTXT_CACHE_EXPIRATION); its response
+    too, though the rules in force (another process's later fetch) may have been kept longer."""
+    clock = Clock()
+    kept = responses(clock=clock)
+    kept.keep(ORIGIN, served())
+    clock.advance(LIFETIME)
+    assert kept.answer(Request(ROBOTS), ORIGIN) is not None
+    clock.advance(1)
+    assert kept.answer(Request(ROBOTS), ORIGIN) is None
+    assert kept.kept_bytes == 0
+
+
+def test_keeping_one_lets_the_expired_ones_go() -> None:
+    clock = Clock()
+    kept = responses(clock=clock)
+    first = origin_of("https://first.example.com/")
+    assert first is not None
+    kept.keep(first, served())
+    clock.advance(LIFETIME + 1)
+    kept.keep(ORIGIN, served())
+    alone = responses()
+    alone.keep(ORIGIN, served())
+    assert kept.kept_bytes == alone.kept_bytes
+    assert kept.answer(Request("https://first.example.com/robots.txt"), first) is None
