@@ -30,6 +30,9 @@ DEFAULTS: dict[str, Any] = {
     # Meta keys of a request that its origin's robots.txt request takes too (proxy,
     # bindaddress and download_slot always are).
     "ROBOTSTXT_REQUEST_META_KEYS": [],
+    # Memory for the last robots.txt response of each origin, in bytes (estimated), kept to
+    # answer the spider's own requests for robots.txt; 0: none kept (each is downloaded).
+    "ROBOTSTXT_RESPONSE_MEMORY": 8_000_000,
     "ROBOTSTXT_STORAGE": "scrapy_robotsmeta.storage.MemoryStorage",
     # Parked requests held in memory before the rest wait on disk (in JOBDIR, or a temporary
     # directory without one).

@@ -30,6 +30,7 @@ from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import unavailable
 from scrapy_robotsmeta.robotstxt.state import Change, Decision, OriginState, Timing
 from scrapy_robotsmeta.robotstxt.statefile import open_state_file
+from scrapy_robotsmeta.robotstxt_responses import RobotsTxtResponses
 from scrapy_robotsmeta.sharing import Sharing
 from scrapy_robotsmeta.startup import check_start, reported_refusals
 from scrapy_robotsmeta.useragent import CrawlerToken
@@ -38,6 +39,7 @@ from scrapy_robotsmeta.waiting import WaitingRequests, request_origin
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
+    from scrapy.http import Response
     from scrapy.statscollectors import StatsCollector
 
     from scrapy_robotsmeta.storage import Storage
@@ -65,9 +67,9 @@ class RobotsTxtMiddleware:
             settings.getfloat("ROBOTSTXT_HOLD_TIME"),
             open_state_file(job_dir(crawler.settings)) if spill else None,
         )
-        self.fetcher = RobotsTxtFetcher(
-            crawler, self.stats, settings.getlist("ROBOTSTXT_REQUEST_META_KEYS")
-        )
+        self.responses = RobotsTxtResponses.from_settings(self.stats, settings, self.clock)
+        meta_keys = settings.getlist("ROBOTSTXT_REQUEST_META_KEYS")
+        self.fetcher = RobotsTxtFetcher(crawler, self.stats, meta_keys, self.responses)
         self.waiting = WaitingRequests(
             crawler, self.core, self.storage, self.clock, start_fetch=self._start_fetch
         )
@@ -91,7 +93,9 @@ class RobotsTxtMiddleware:
     # -- the decision ----------------------------------------------------------------------
 
     # spider: passed by Scrapy < 2.14 only.
-    async def process_request(self, request: Request, spider: Any = None) -> Request | None:
+    async def process_request(
+        self, request: Request, spider: Any = None
+    ) -> Request | Response | None:
         # A redirect's request comes with a copy of its predecessor's meta: what robots.txt
         # said of the other URL is no statement about this one.
         request.meta.pop(USAGE_META_KEY, None)
@@ -99,6 +103,8 @@ class RobotsTxtMiddleware:
             check = self.core.check(origin, self.clock.seconds())
             if check.decision is not Decision.WAIT:
                 self.waiting.decided(request)
+                if (response := self.responses.answer(request, origin)) is not None:
+                    return response
                 token = self.token.for_request(request)
                 self.verdicts.apply(check.decision, check.state, request, token)
                 return None

@@ -27,6 +27,7 @@ from w3lib.url import safe_url_string
 
 from scrapy_robotsmeta._compat import ROBOTS_PARSED, download, send_signal
 from scrapy_robotsmeta.keys import DONT_OBEY_ROBOTSTXT, ROBOTSTXT_FETCH
+from scrapy_robotsmeta.robotparser import ScrapyRobotParser
 from scrapy_robotsmeta.robotstxt import MAX_BYTES, policy
 from scrapy_robotsmeta.robotstxt.body import (
     ACCEPT_ENCODING,
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
     from scrapy.statscollectors import StatsCollector
 
     from scrapy_robotsmeta.robotstxt.origin import Origin
+    from scrapy_robotsmeta.robotstxt_responses import RobotsTxtResponses
 
 logger = logging.getLogger(__name__)
 
@@ -59,10 +61,16 @@ class RobotsTxtFetcher:
     DOWNLOAD_PRIORITY = 1000
 
     def __init__(
-        self, crawler: Crawler, stats: StatsCollector, extra_meta_keys: Iterable[str] = ()
+        self,
+        crawler: Crawler,
+        stats: StatsCollector,
+        extra_meta_keys: Iterable[str] = (),
+        responses: RobotsTxtResponses | None = None,
     ) -> None:
         self.crawler = crawler
         self.stats = stats
+        #: Where the last response of each fetch is kept, for the spider's own requests.
+        self.responses = responses
         self.meta_keys = tuple(dict.fromkeys([*ROUTING_META_KEYS, *extra_meta_keys]))
         self._received: dict[Request, int] = {}
         self._decodes_bodies: bool | None = None
@@ -81,30 +89,35 @@ class RobotsTxtFetcher:
         meta = {k: context.meta[k] for k in self.meta_keys if context and k in context.meta}
         hops: list[Hop] = []
         try:
-            outcome = await self._follow(origin.robots_url, timeout, hops, meta, fresh)
+            outcome = await self._follow(origin, timeout, hops, meta, fresh)
         except Exception as exc:  # a fault here must not leave the origin waiting forever
             logger.exception("Error while fetching robots.txt of %s", origin)
             outcome = policy.from_exception(exc)
         return dataclasses.replace(outcome, hops=tuple(hops))
 
     async def _follow(
-        self, url: str, timeout: float, hops: list[Hop], meta: dict[str, Any], fresh: bool
+        self, origin: Origin, timeout: float, hops: list[Hop], meta: dict[str, Any], fresh: bool
     ) -> Outcome:
+        url = origin.robots_url
         seen = {url}
         for _ in range(policy.MAX_REDIRECTS + 1):
             request, response = await self._download(url, timeout, meta, fresh)
-            if isinstance(response, Outcome):
-                hops.append(_hop_without_response(url, response))
-                return response
-            if "cached" in response.flags and policy.is_unavailable_status(response.status):
+            if (
+                not isinstance(response, Outcome)
+                and "cached" in response.flags
+                and policy.is_unavailable_status(response.status)
+            ):
                 # A replayed outage would keep the origin down for as long as the cache
                 # lasts: ask the site itself.
                 self.stats.inc_value("robotstxt/cached_unavailable_skipped")
                 fresh = True
                 request, response = await self._download(url, timeout, meta, fresh)
-                if isinstance(response, Outcome):
-                    hops.append(_hop_without_response(url, response))
-                    return response
+            if self.responses is not None:
+                # Each hop's answer replaces the last: the fetch's final one stays.
+                self.responses.keep(origin, None if isinstance(response, Outcome) else response)
+            if isinstance(response, Outcome):
+                hops.append(_hop_without_response(url, response))
+                return response
             hops.append(Hop(url, response.status))
             outcome = self._outcome(response)
             self.stats.inc_value("robotstxt/response_count")
@@ -223,9 +236,10 @@ class RobotsTxtFetcher:
             )
 
     async def _send_robots_parsed(self, outcome: Outcome, request: Request) -> None:
-        if ROBOTS_PARSED is not None:
+        if ROBOTS_PARSED is not None and outcome.rules is not None:
+            parser = ScrapyRobotParser(outcome.rules)
             await send_signal(
-                self.crawler.signals, ROBOTS_PARSED, robotparser=outcome.rules, request=request
+                self.crawler.signals, ROBOTS_PARSED, robotparser=parser, request=request
             )
 
     def _store_in_http_cache(self, request: Request, response: Response) -> None:

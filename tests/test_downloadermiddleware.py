@@ -10,6 +10,7 @@ import pytest
 from scrapy import Request
 from scrapy.crawler import Crawler
 from scrapy.exceptions import IgnoreRequest
+from scrapy.robotstxt import RobotParser
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_robotsmeta import RobotsTxtMiddleware
@@ -35,19 +36,37 @@ async def test_dont_obey_robotstxt_meta_bypasses_the_check(site: Site) -> None:
 
 @pytest.mark.skipif(ROBOTS_PARSED is None, reason="Scrapy < 2.18 has no robots_parsed signal")
 @deferred_f_from_coro_f
-async def test_robots_parsed_signal_is_sent(site: Site) -> None:
-    site.add({"/robots.txt": static(RULES), "/page": html("a")})
+async def test_robots_parsed_receivers_get_scrapys_robotparser_interface(site: Site) -> None:
+    """Scrapy's RobotParser interface: ``allowed(url, user_agent)`` and
+    ``crawl_delay(user_agent)`` take str or bytes, as a receiver written for Scrapy's own
+    parsers may pass them."""
+    body = (
+        "User-agent: testbot\nCrawl-delay: 1\nUser-agent: other\nCrawl-delay: 12\n"
+        "Disallow: /private\n\nUser-agent: *\nDisallow: /\n"
+    )
+    site.add({"/robots.txt": static(body), "/page": html("a")})
     crawler = make_crawler(ListSpider)
     seen: list[Any] = []
-    crawler.signals.connect(
-        lambda robotparser, request: seen.append((robotparser, request.url)),
-        ROBOTS_PARSED,
-        weak=False,
-    )
+
+    def receiver(robotparser: Any, request: Request) -> None:
+        private, page = site.url("/private"), site.url("/page")
+        seen.append(
+            (
+                request.url,
+                isinstance(robotparser, RobotParser),
+                robotparser.allowed(private.encode(), b"testbot"),
+                robotparser.allowed(page.encode(), b"TestBot/1.0 (+http://example.com/other)"),
+                robotparser.allowed(page, "somebot"),
+                robotparser.crawl_delay(b"testbot"),
+                robotparser.crawl_delay("other"),
+                robotparser.crawl_delay(b"somebot"),
+            )
+        )
+
+    crawler.signals.connect(receiver, ROBOTS_PARSED, weak=False)
     await crawl([site.url("/page")], crawler=crawler)
-    [(parser, url)] = seen
-    assert url == site.url("/robots.txt")
-    assert parser.allowed(site.url("/private"), "testbot") is False
+    assert seen == [(site.url("/robots.txt"), True, False, True, False, 12.0, 12.0, None)]
+    assert pages_fetched(site) == {"/page"}
 
 
 @deferred_f_from_coro_f

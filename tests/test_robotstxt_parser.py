@@ -586,3 +586,41 @@ def test_crawl_delay_absent_is_none() -> None:
     assert parse("User-agent: *\nDisallow: /x\n").crawl_delay(UA) is None
     assert parse("User-agent: otherbot\nCrawl-delay: 5\n").crawl_delay(UA) is None
     assert parse("Crawl-delay: 5\nUser-agent: *\nDisallow: /x\n").crawl_delay(UA) is None
+
+
+# Which Crawl-delay applies when a crawler's group has several (the package's own reading:
+# the largest, the politest reading of what the site asked; Protego reads each line apart)
+
+
+def test_crawl_delay_largest_of_one_group() -> None:
+    """A group whose Crawl-delay lines say 1 and 12 waits 12, whatever their order."""
+    assert parse("User-agent: *\nCrawl-delay: 1\nCrawl-delay: 12\n").crawl_delay(UA) == 12.0
+    assert parse("User-agent: *\nCrawl-delay: 12\nCrawl-delay: 1\n").crawl_delay(UA) == 12.0
+
+
+def test_crawl_delay_between_user_agent_lines_is_one_group() -> None:
+    """RFC 9309 §2.2.4: a Crawl-delay line does not end a run of user-agent lines, so
+    ``one / 1 / two / 12`` is one group, and both of its agents wait its largest delay."""
+    rules = parse("User-agent: one\nCrawl-delay: 1\nUser-agent: two\nCrawl-delay: 12\n")
+    assert rules.crawl_delay("one") == 12.0
+    assert rules.crawl_delay("two") == 12.0
+
+
+def test_crawl_delay_largest_of_merged_groups() -> None:
+    """RFC 9309 §2.2.1: groups naming the same agent are merged; the largest of their
+    Crawl-delays applies, whichever group comes first."""
+    body = (
+        "User-agent: mybot\nCrawl-delay: 2\nDisallow: /a\n\n"
+        "User-agent: *\nCrawl-delay: 30\nDisallow: /b\n\n"
+        "User-agent: mybot\nCrawl-delay: 9\nDisallow: /c\n\n"
+        "User-agent: mybot\nDisallow: /d\n"
+    )
+    assert parse(body).crawl_delay(UA) == 9.0
+    assert parse(body).crawl_delay("otherbot") == 30.0
+
+
+def test_crawl_delay_invalid_lines_do_not_count() -> None:
+    """Non-numeric and negative Crawl-delays are ignored beside valid ones, not read as 0."""
+    body = "User-agent: *\nCrawl-delay: abc\nCrawl-delay: 3\nCrawl-delay: -50\nCrawl-delay: 0\n"
+    assert parse(body).crawl_delay(UA) == 3.0
+    assert parse("User-agent: *\nCrawl-delay: -1\nCrawl-delay: 0\n").crawl_delay(UA) == 0.0

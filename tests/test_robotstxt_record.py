@@ -108,6 +108,20 @@ def test_sitemaps_and_unselected_groups_come_back_when_asked_for() -> None:
     assert str(why) == "Disallow: /y (line 7, group slow)"
 
 
+def test_the_largest_crawl_delay_comes_back_compiled_or_not() -> None:
+    """The largest Crawl-delay of a group and of the groups merged with it (RFC 9309 §2.2.1)
+    comes back from a record, for the group a check compiled and for those pickled apart."""
+    body = (
+        b"User-agent: bot\nCrawl-delay: 1\nUser-agent: other\nCrawl-delay: 12\nDisallow: /x\n\n"
+        b"User-agent: slow\nCrawl-delay: 20\n\nUser-agent: slow\nCrawl-delay: 3\n"
+    )
+    _, rules = checked_then_read_back(body, "bot")
+    assert rules.compiled == 1
+    assert (rules.crawl_delay("bot"), rules.crawl_delay("other")) == (12.0, 12.0)
+    assert rules.crawl_delay("slow") == 20.0
+    assert RobotsTxt.from_plain(rules.to_plain()).crawl_delay("slow") == 20.0
+
+
 def test_a_record_with_every_group_compiled_and_no_sitemap_has_no_rest() -> None:
     _, rules = checked_then_read_back(b"User-agent: *\nDisallow: /x\n", "bot")
     _, _, rest, _, _ = rules.to_plain()

@@ -164,7 +164,8 @@ def _merged(specs: list[GroupSpec]) -> PlainGroup:
         return tuple(agents), spec.crawl_delay, spec.rules, (), None, tuple(spec.usage)
     return (
         tuple(dict.fromkeys(a for spec in specs for a in spec.agents)),
-        next((s.crawl_delay for s in specs if s.crawl_delay is not None), None),
+        # The largest Crawl-delay of the merged groups, as within one group.
+        max((s.crawl_delay for s in specs if s.crawl_delay is not None), default=None),
         [rule for spec in specs for rule in spec.rules],
         (),
         None,
@@ -364,7 +365,9 @@ class RobotsTxt:
         return _reading_of(lines)
 
     def crawl_delay(self, user_agent: str) -> float | None:
-        """The ``Crawl-delay`` of the group that applies to *user_agent*, in seconds."""
+        """The ``Crawl-delay`` of the group that applies to *user_agent*, in seconds: the
+        largest of its lines (and of the groups merged into it), ignoring those that are not a
+        number or are negative."""
         group = self._group(user_agent)
         return group.crawl_delay if group is not None else None
 

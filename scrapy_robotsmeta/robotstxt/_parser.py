@@ -225,8 +225,11 @@ def parse_file(body: bytes) -> ParsedFile:
             if agent is not None:
                 group.agents.append(agent)
         elif key == "crawl-delay":
-            if group is not None and group.crawl_delay is None:
-                group.crawl_delay = _crawl_delay(value)
+            # Like a usage line, it does not end the group's user-agent lines. Of several, the
+            # largest applies: the politest reading of what the site asked.
+            delay = _crawl_delay(value) if group is not None else None
+            if group is not None and delay is not None:
+                group.crawl_delay = max(delay, group.crawl_delay or 0.0)
         elif key == "sitemap" and value:
             sitemaps.append(_readable(value))
         elif key in _USAGE_FIELDS:

@@ -33,8 +33,9 @@ from scrapy_robotsmeta.robotstxt.state import SNAPSHOT_VERSION, OriginState, Sna
 # The shape of a record's bytes, the snapshot's aside: raised with any change of what a record
 # holds or how (the compiled tables' layout included). A record starts with both versions: a
 # change of either leaves older records unread, and a change of this one alone leaves a fleet's
-# states in Redis as they are.
-_SHAPE = 5
+# states in Redis as they are (6: a group's Crawl-delay is the largest of its lines, where 5
+# kept the first).
+_SHAPE = 6
 _VERSION = bytes([SNAPSHOT_VERSION << 4 | _SHAPE])
 # A CRC-32 of the compressed bytes, checked before they are decompressed: it catches any damage
 # of up to 32 bits in a row, where the version byte and pickle's structure alone let some
