@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
@@ -59,9 +60,16 @@ class RobotsTxtFetcher:
     DOWNLOAD_PRIORITY = 1000
 
     def __init__(
-        self, crawler: Crawler, stats: StatsCollector, extra_meta_keys: Iterable[str] = ()
+        self,
+        crawler: Crawler,
+        stats: StatsCollector,
+        extra_meta_keys: Iterable[str] = (),
+        *,
+        evidence: bool = False,
     ) -> None:
         self.crawler = crawler
+        #: Whether outcomes carry what the crawl's evidence records (policy.stamped).
+        self.evidence = evidence
         self.stats = stats
         self.meta_keys = tuple(dict.fromkeys([*ROUTING_META_KEYS, *extra_meta_keys]))
         self._received: dict[Request, int] = {}
@@ -85,7 +93,8 @@ class RobotsTxtFetcher:
         except Exception as exc:  # a fault here must not leave the origin waiting forever
             logger.exception("Error while fetching robots.txt of %s", origin)
             outcome = policy.from_exception(exc)
-        return dataclasses.replace(outcome, hops=tuple(hops))
+        outcome = dataclasses.replace(outcome, hops=tuple(hops))
+        return policy.stamped(outcome, time.time()) if self.evidence else outcome
 
     async def _follow(
         self, url: str, timeout: float, hops: list[Hop], meta: dict[str, Any], fresh: bool
