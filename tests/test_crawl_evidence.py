@@ -21,6 +21,7 @@ from scrapy.spiders import Rule
 from scrapy.utils.defer import deferred_f_from_coro_f
 
 from scrapy_robotsmeta.robotstxt import MAX_BYTES
+from scrapy_robotsmeta.testing import Site, html, redirect, static
 from tests.crawl import FollowAllSpider, crawl
 
 TOKEN = "examplebot"
@@ -170,3 +171,23 @@ def deciding_line(rules: list[tuple[bool, str, int]], path: str) -> int | None:
         if re.match(re.escape(pattern).replace(r"\*", ".*").replace(r"\$", "$"), path)
     ]
     return max(matching)[3] if matching else None
+
+
+@deferred_f_from_coro_f
+async def test_a_redirected_request_carries_the_evidence_of_its_own_url(
+    site: Site, tmp_path: Path
+) -> None:
+    """The redirect target is checked on its own (RFC 9309 §2.2.2 applies to each URL): its
+    item names the rule that let the target through, not the one of the first URL."""
+    site.add(
+        {
+            "/robots.txt": static(b"User-agent: *\nAllow: /old\nAllow: /new\nDisallow: /\n"),
+            "/old": redirect("/new"),
+            "/new": html("<p>new</p>"),
+        }
+    )
+    settings = {"ROBOTSTXT_EVIDENCE_FILE": str(tmp_path / "evidence.jsonl")}
+    result = await crawl([site.url("/old")], settings)
+    [item] = result.items
+    assert item["robots"]["evidence"]["robots.txt"]["line"] == 3
+    assert item["robots"]["evidence"]["robots.txt"]["rule"] == "Allow: /new"
