@@ -23,7 +23,7 @@ from scrapy_robotsmeta.crawldelay import CrawlDelay
 from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.evidence import EvidenceLog
 from scrapy_robotsmeta.fetcher import RobotsTxtFetcher
-from scrapy_robotsmeta.keys import USAGE_META_KEY
+from scrapy_robotsmeta.keys import EVIDENCE_META_KEY, USAGE_META_KEY
 from scrapy_robotsmeta.reactor import Alarm, Clock, Tasks, crawler_clock
 from scrapy_robotsmeta.robotstxt.core import RELEASING, Action, RobotsTxtCore
 from scrapy_robotsmeta.robotstxt.explanation import Explanation
@@ -97,9 +97,10 @@ class RobotsTxtMiddleware:
 
     # spider: passed by Scrapy < 2.14 only.
     async def process_request(self, request: Request, spider: Any = None) -> Request | None:
-        # A redirect's request comes with a copy of its predecessor's meta: what robots.txt
-        # said of the other URL is no statement about this one.
+        # A redirect's request (or one made with a page's meta) comes with a copy of another
+        # request's meta: what robots.txt said of the other URL is no statement about this one.
         request.meta.pop(USAGE_META_KEY, None)
+        request.meta.pop(EVIDENCE_META_KEY, None)
         while (origin := request_origin(request)) is not None:
             check = self.core.check(origin, self.clock.seconds())
             if check.decision is not Decision.WAIT:

@@ -16,13 +16,16 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
+from scrapy import Request
+from scrapy.http import Response
 from scrapy.linkextractors import LinkExtractor
 from scrapy.spiders import Rule
 from scrapy.utils.defer import deferred_f_from_coro_f
 
+from scrapy_robotsmeta.keys import DONT_OBEY_ROBOTSTXT
 from scrapy_robotsmeta.robotstxt import MAX_BYTES
 from scrapy_robotsmeta.testing import Site, html, redirect, static
-from tests.crawl import FollowAllSpider, crawl
+from tests.crawl import FollowAllSpider, ListSpider, crawl
 
 TOKEN = "examplebot"
 # The demo project's own settings (example_project/robotsdemo/settings.py) that matter here.
@@ -191,3 +194,32 @@ async def test_a_redirected_request_carries_the_evidence_of_its_own_url(
     [item] = result.items
     assert item["robots"]["evidence"]["robots.txt"]["line"] == 3
     assert item["robots"]["evidence"]["robots.txt"]["rule"] == "Allow: /new"
+
+
+class CopyingSpider(ListSpider):
+    """Follows its first page's link to an exempt URL with that page's meta, as spiders that
+    pass ``meta=response.meta`` on do."""
+
+    def parse_page(self, response: Response) -> Any:
+        yield from super().parse_page(response)
+        if not response.meta.get(DONT_OBEY_ROBOTSTXT):
+            meta = {**response.meta, DONT_OBEY_ROBOTSTXT: True}
+            yield Request(response.urljoin("/exempt"), self.parse_page, meta=meta)
+
+
+@deferred_f_from_coro_f
+async def test_an_exempt_request_with_copied_meta_says_robots_txt_was_not_checked(
+    site: Site, tmp_path: Path
+) -> None:
+    site.add(
+        {
+            "/robots.txt": static(b"User-agent: *\nAllow: /\n"),
+            "/": html("<p>home</p>"),
+            "/exempt": html("<p>exempt</p>"),
+        }
+    )
+    settings = {"ROBOTSTXT_EVIDENCE_FILE": str(tmp_path / "evidence.jsonl")}
+    result = await crawl([site.url("/")], settings, CopyingSpider)
+    evidence = {item["url"]: item["robots"]["evidence"]["robots.txt"] for item in result.items}
+    assert evidence[site.url("/")]["line"] == 2
+    assert evidence[site.url("/exempt")] is None
