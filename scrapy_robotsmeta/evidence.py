@@ -46,8 +46,8 @@ class EvidenceLog:
 
     def __init__(self, path: str, stats: StatsCollector) -> None:
         self.path, self.stats = path, stats
-        #: The id of each fetch's record written by this process, by origin and fetch time.
-        self._written: dict[tuple[Origin, float], str] = {}
+        #: The id of each fetch's record written by this process, by file, origin and time.
+        self._written: dict[tuple[str, Origin, float], str] = {}
         self._failed = False
         try:
             with open(path, "a", encoding="utf-8"):
@@ -63,20 +63,20 @@ class EvidenceLog:
         path = evidence_file(settings)
         return None if path is None else cls(path, stats)
 
-    def reference(self, state: OriginState, verdict: Verdict) -> dict[str, Any]:
-        """The reference of a request *state* let through by *verdict*; the record it names
-        is written first, once."""
+    def references(self, state: OriginState, verdict: Verdict) -> dict[str, Any]:
+        """The references of a request *state* let through by *verdict*, by kind of file;
+        each record they name is written first, once."""
         fetched = state.fetched
         if fetched is None:  # a state fetched without evidence (an earlier run, or process)
-            return reference(None, verdict)
-        key = (state.origin, fetched.at)
+            return {ROBOTS_TXT: reference(None, verdict)}
+        key = (ROBOTS_TXT, state.origin, fetched.at)
         record = self._written.get(key)
         if record is None:
             written = origin_record(state)
             assert written is not None
             record = self._written[key] = written["record"]
             self._write(written)
-        return reference(record, verdict)
+        return {ROBOTS_TXT: reference(record, verdict)}
 
     def _write(self, record: dict[str, Any]) -> None:
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
@@ -99,15 +99,16 @@ class EvidenceLog:
 
 
 def item_evidence(response: Response, usage: Preferences) -> dict[str, Any]:
-    """An item's evidence: the reference to the robots.txt its response was let through by
-    (None when robots.txt was not checked), and each statement that set a usage key, with
-    the value it gave to each key it speaks of, in the order they were read."""
+    """An item's evidence: by kind of file, the reference to the one its response was let
+    through by (None for robots.txt when it was not checked), then each statement that set
+    a usage key, with the value it gave to each key it speaks of, in the order read."""
     request = response.request
-    robots_txt = request.meta.get(EVIDENCE_META_KEY) if request is not None else None
+    references = request.meta.get(EVIDENCE_META_KEY) if request is not None else None
     sources: dict[str, dict[str, bool]] = {}
     for statement in usage.statements:
         sources.setdefault(statement.source, {})[statement.use] = statement.allowed
     return {
-        ROBOTS_TXT: robots_txt,
+        ROBOTS_TXT: None,
+        **(references or {}),
         "usage": [{"source": source, "uses": uses} for source, uses in sources.items()],
     }

@@ -52,7 +52,7 @@ class Verdicts:
             verdict = state.rules.explain(request.url, token)
             if not verdict.allowed:
                 self._refuse(state, request, token)
-            request.meta[EVIDENCE_META_KEY] = self.evidence.reference(state, verdict)
+            request.meta[EVIDENCE_META_KEY] = self.evidence.references(state, verdict)
         elif not state.rules.allowed(request.url, token):
             self._refuse(state, request, token)
         self._record_usage(state.rules, request, token)

@@ -52,7 +52,9 @@ def test_a_fetch_is_recorded_once_however_many_requests_it_lets_through(tmp_path
     state = ready(1.7e9)
     assert state.rules is not None
     refs = [
-        log.reference(state, state.rules.explain(f"https://example.com/{page}", "bot"))
+        log.references(state, state.rules.explain(f"https://example.com/{page}", "bot"))[
+            "robots.txt"
+        ]
         for page in ("a", "b", "private/open/1")
     ]
     [record] = records(path)
@@ -67,13 +69,14 @@ def test_a_refresh_is_recorded_apart_and_the_file_is_appended_to(tmp_path: Path)
     log, _ = evidence_log(path)
     state = ready(1.7e9)
     assert state.rules is not None
-    first = log.reference(state, state.rules.explain("https://example.com/", "bot"))
+    first = log.references(state, state.rules.explain("https://example.com/", "bot"))
     ready(1.7e9 + 86400, state)
-    second = log.reference(state, state.rules.explain("https://example.com/", "bot"))
+    second = log.references(state, state.rules.explain("https://example.com/", "bot"))
     earlier, *written = records(path)
     assert earlier == {"record": "of an earlier run"}
-    assert [record["record"] for record in written] == [first["record"], second["record"]]
-    assert first["record"] != second["record"]
+    ids = [refs["robots.txt"]["record"] for refs in (first, second)]
+    assert [record["record"] for record in written] == ids
+    assert ids[0] != ids[1]
 
 
 def test_a_state_fetched_without_evidence_is_referenced_without_a_record(tmp_path: Path) -> None:
@@ -83,8 +86,8 @@ def test_a_state_fetched_without_evidence_is_referenced_without_a_record(tmp_pat
     state.start_fetch(0.0, Timing())
     state.apply(from_response(200, BODY), 0.0, Timing())
     assert state.rules is not None
-    ref = log.reference(state, state.rules.explain("https://example.com/private/open", "bot"))
-    assert (ref["record"], ref["line"]) == (None, 3)
+    refs = log.references(state, state.rules.explain("https://example.com/private/open", "bot"))
+    assert (refs["robots.txt"]["record"], refs["robots.txt"]["line"]) == (None, 3)
     assert path.read_text("utf-8") == ""
 
 
@@ -105,7 +108,7 @@ def test_a_write_that_fails_later_is_logged_once_and_counted(
     with caplog.at_level(logging.ERROR):
         for at in (1.7e9, 1.8e9):
             ready(at, state)
-            log.reference(state, state.rules.explain("https://example.com/", "bot"))
+            log.references(state, state.rules.explain("https://example.com/", "bot"))
     assert stats.get_value("robotstxt/evidence/write_errors") == 2
     assert caplog.text.count("Cannot write the evidence of https://example.com") == 1
 
@@ -122,7 +125,7 @@ def test_an_item_names_each_statement_once_with_the_keys_it_set() -> None:
         )
     )
     reference = {"record": "0123456789abcdef", "group": "*", "line": 4, "rule": "Allow: /"}
-    request = Request("https://example.com/", meta={EVIDENCE_META_KEY: reference})
+    request = Request("https://example.com/", meta={EVIDENCE_META_KEY: {"robots.txt": reference}})
     response = HtmlResponse("https://example.com/", body=b"", request=request)
     assert item_evidence(response, usage) == {
         "robots.txt": reference,

@@ -85,7 +85,9 @@ def test_a_record_says_which_file_from_where_when_and_what_it_meant() -> None:
     state = applied(fetched(from_response(200, body)))
     record = origin_record(state)
     assert record == {
-        "record": record_id("https://example.com", AT, hashlib.sha256(body).hexdigest()),
+        "record": record_id(
+            "robots.txt", "https://example.com", AT, hashlib.sha256(body).hexdigest()
+        ),
         "file": "robots.txt",
         "origin": "https://example.com",
         "url": ROBOTS_URL,

@@ -74,7 +74,7 @@ def test_with_evidence_an_allowed_request_carries_the_rule_that_let_it_through(
     state = ready(b"User-agent: *\nDisallow: /private\nAllow: /private/open\n")
     request = Request("https://example.com/private/open/1")
     apply.apply(Decision.RULES, state, request, "bot")
-    assert request.meta[EVIDENCE_META_KEY] == {
+    assert request.meta[EVIDENCE_META_KEY]["robots.txt"] == {
         "record": None,  # this state was fetched without evidence
         "group": "*",
         "line": 3,

@@ -6,8 +6,9 @@ bytes its rules were read from), and an item's **reference** to it: the record's
 group that applied and the line that decided. A record's id is derived from what it records,
 so every process of a fleet that writes the record of one fetch gives it the same id.
 
-The ``file`` of a record names the kind of file it is the evidence of (``robots.txt``): a
-reference holds one entry per kind, so that other per-origin files can be recorded alike.
+The ``file`` of a record names the kind of file it is the evidence of (``robots.txt``): an
+item's evidence holds one reference per kind, so that another per-origin file fetched the same
+way is recorded alike (:func:`fetch_record` with its own kind, a reference of its own).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from scrapy_robotsmeta.robotstxt import Verdict
+    from scrapy_robotsmeta.robotstxt.policy import Fetch
     from scrapy_robotsmeta.robotstxt.state import OriginState
 
 #: The kind of file these records are the evidence of.
@@ -26,30 +28,37 @@ ROBOTS_TXT = "robots.txt"
 _ID_DIGITS = 16
 
 
-def record_id(origin: str, fetched_at: float, sha256: str | None) -> str:
-    """The id of the record of *origin*'s fetch that ended at *fetched_at*."""
-    key = f"{ROBOTS_TXT} {origin} {fetched_at!r} {sha256 or '-'}"
+def record_id(file: str, origin: str, fetched_at: float, sha256: str | None) -> str:
+    """The id of the record of *origin*'s *file* fetched at *fetched_at*."""
+    key = f"{file} {origin} {fetched_at!r} {sha256 or '-'}"
     return hashlib.sha256(key.encode()).hexdigest()[:_ID_DIGITS]
 
 
-def origin_record(state: OriginState) -> dict[str, Any] | None:
-    """The record of the fetch in force for *state*; None when none is (nothing fetched yet,
-    or fetched without evidence)."""
-    fetched, kind = state.fetched, state.kind
-    if fetched is None or kind is None:
-        return None
-    origin = str(state.origin)
+def fetch_record(
+    file: str, origin: str, fetched: Fetch, policy: str, reason: str
+) -> dict[str, Any]:
+    """The record of a fetch of *origin*'s *file* whose answer is in force, read as
+    *policy* for *reason*."""
     return {
-        "record": record_id(origin, fetched.at, fetched.sha256),
-        "file": ROBOTS_TXT,
+        "record": record_id(file, origin, fetched.at, fetched.sha256),
+        "file": file,
         "origin": origin,
         "url": fetched.url,
         "fetched_at": _utc(fetched.at),
         "status": fetched.status,
-        "policy": kind.value,
-        "reason": state.reason,
+        "policy": policy,
+        "reason": reason,
         "sha256": fetched.sha256,
     }
+
+
+def origin_record(state: OriginState) -> dict[str, Any] | None:
+    """The record of the robots.txt fetch in force for *state*; None when none is (nothing
+    fetched yet, or fetched without evidence)."""
+    fetched, kind = state.fetched, state.kind
+    if fetched is None or kind is None:
+        return None
+    return fetch_record(ROBOTS_TXT, str(state.origin), fetched, kind.value, state.reason)
 
 
 def reference(record: str | None, verdict: Verdict) -> dict[str, Any]:
