@@ -185,7 +185,11 @@ def worker(mode: str, spider: str, redis_url: str, origins: list[str]) -> None:
         crawler = process.create_crawler(spider_class(spider))
         crawler.signals.connect(opened, signals.spider_opened)
         crawler.signals.connect(closed, signals.spider_closed)
-        crawler.signals.connect(items.append, signals.item_scraped, weak=False)
+
+        def scraped(item: Any) -> None:
+            items.append(item)
+
+        crawler.signals.connect(scraped, signals.item_scraped, weak=False)
         process.crawl(crawler, start_urls=[origin + "/" for origin in origins])
         process.start()
         assert crawler.stats is not None
