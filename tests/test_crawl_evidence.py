@@ -26,6 +26,7 @@ from scrapy_robotsmeta.keys import DONT_OBEY_ROBOTSTXT
 from scrapy_robotsmeta.robotstxt import MAX_BYTES
 from scrapy_robotsmeta.testing import Site, html, redirect, static
 from tests.crawl import FollowAllSpider, ListSpider, crawl
+from tests.fleet_worker import ROBOTS_TXT, Fleet
 
 TOKEN = "examplebot"
 # The demo project's own settings (example_project/robotsdemo/settings.py) that matter here.
@@ -223,3 +224,42 @@ async def test_an_exempt_request_with_copied_meta_says_robots_txt_was_not_checke
     evidence = {item["url"]: item["robots"]["evidence"]["robots.txt"] for item in result.items}
     assert evidence[site.url("/")]["line"] == 2
     assert evidence[site.url("/exempt")] is None
+
+
+def test_in_a_fleet_each_worker_records_the_one_fetch_it_used_under_one_id(
+    tmp_path: Path, redis_url: str
+) -> None:
+    """RedisStorage: each origin's robots.txt is fetched once for the fleet; every worker that
+    crawled one of its pages has its record, adopted from Redis or fetched itself, under the
+    same id and digest, so each worker's file answers for the pages that worker crawled."""
+    with Fleet(tmp_path, redis_url) as fleet:
+        origins = fleet.start_site(2, 30, hold=False, outage=False)
+        workers = ("w1", "w2")
+        for name in workers:
+            evidence = str(tmp_path / f"evidence-{name}.jsonl")
+            # A crawl long enough (about 6 s per origin for one worker) for an idle worker to
+            # look at the queue again (Scrapy's engine does every 5 s) and take its part.
+            fleet.start_worker(name, ROBOTSTXT_EVIDENCE_FILE=evidence, DOWNLOAD_DELAY=0.2)
+        fleet.wait_opened(*workers)
+        fleet.seed([f"{origin}/p/{i}" for i in range(30) for origin in origins])
+        fleet.finish(timeout=40)
+        crawled = {
+            name: {
+                origin
+                for origin in origins
+                for url, steps in fleet.steps(name).items()
+                if url.startswith(f"{origin}/p/") and "dequeued" in steps
+            }
+            for name in workers
+        }
+        robots_hits = [hit for hit in fleet.hits() if hit.path == "/robots.txt"]
+    assert sorted(hit.origin for hit in robots_hits) == sorted(origins)
+    assert crawled["w1"] & crawled["w2"], "both workers should share an origin"
+    ids: dict[str, set[str]] = {origin: set() for origin in origins}
+    for name in workers:
+        records = read_jsonl(tmp_path / f"evidence-{name}.jsonl")
+        assert sorted(record["origin"] for record in records) == sorted(crawled[name])
+        for record in records:
+            assert record["sha256"] == hashlib.sha256(ROBOTS_TXT).hexdigest()
+            ids[record["origin"]].add(record["record"])
+    assert all(len(found) == 1 for found in ids.values())
