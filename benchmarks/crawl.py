@@ -26,7 +26,11 @@ Each round crawls the site once per spider and mode, the order rotating from rou
   that every crawl fetches and publishes its robots.txt files as the first worker of a fleet
   does;
 - ``builtin``: Scrapy's RobotsTxtMiddleware (Protego), ROBOTSTXT_OBEY = True;
-- ``robotstxt`` (on request): the add-on's robots.txt part alone.
+- ``robotstxt`` (on request): the add-on's robots.txt part alone;
+- ``evidence`` (on request): the add-on's defaults with ``ROBOTSTXT_EVIDENCE_FILE`` set (a
+  temporary file): a record per origin, a reference and the usage statements in every item;
+  the crawl also reports the file's bytes per record and the JSON bytes of the items'
+  ``evidence`` key per item (measured after the crawl, from the items kept during it).
 
 The site's robots.txt files have no Crawl-delay, as most have: ``crawl_delay`` then costs its
 checks only (a delay, where a site asks for one, spaces that origin's requests: wall time, not
@@ -40,9 +44,11 @@ import argparse
 import json
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from benchmarks._common import machine, median, pin, table
@@ -59,7 +65,13 @@ OPTIONS = {
 MODES = ("none", "addon", *OPTIONS, "all", "redis", "builtin")
 SPIDERS = ("linkextractor", "regex")
 # Targets of CPU per page against ``none``.
-TARGETS = {"addon": 1.03, **dict.fromkeys(OPTIONS, 1.03), "all": 1.03, "redis": 1.05}
+TARGETS = {
+    "addon": 1.03,
+    **dict.fromkeys(OPTIONS, 1.03),
+    "all": 1.03,
+    "redis": 1.05,
+    "evidence": 1.05,
+}
 SETTINGS: dict[str, Any] = {
     "TELNETCONSOLE_ENABLED": False,
     "LOG_LEVEL": "WARNING",
@@ -77,6 +89,9 @@ MODE_SETTINGS: dict[str, dict[str, Any]] = {
         # ROBOTSTXT_REDIS_URL: added by run(), the URL of the benchmark's own redis-server.
     },
     "builtin": {"ROBOTSTXT_OBEY": True},
+    # Not run by default: the record of what was in force (ROBOTSTXT_EVIDENCE_FILE: added by
+    # worker(), a temporary file).
+    "evidence": ADDON,
     # Not run by default: the add-on's robots.txt part alone, to tell the two parts' costs apart.
     "robotstxt": {
         "ROBOTSTXT_OBEY": True,
@@ -95,6 +110,10 @@ COUNTS = {
     "redis_errors": "robotstxt/redis/errors",
     "redis_published": "robotstxt/redis/published",
 }
+
+
+# What an ``evidence`` crawl reports of its record's size (see evidence_bytes).
+EVIDENCE = ("evidence_records", "evidence_bytes_per_record", "evidence_bytes_per_item")
 
 
 def spider_class(spider: str) -> type:
@@ -157,22 +176,47 @@ def worker(mode: str, spider: str, redis_url: str, origins: list[str]) -> None:
     settings = {**SETTINGS, **MODE_SETTINGS[mode]}
     if mode == "redis":
         settings["ROBOTSTXT_REDIS_URL"] = redis_url
-    process = CrawlerProcess(settings)
-    crawler = process.create_crawler(spider_class(spider))
-    crawler.signals.connect(opened, signals.spider_opened)
-    crawler.signals.connect(closed, signals.spider_closed)
-    process.crawl(crawler, start_urls=[origin + "/" for origin in origins])
-    process.start()
-    assert crawler.stats is not None
-    stats = crawler.stats.get_stats()
-    result = {
-        **spans,
-        "pages": stats.get("bench/pages", 0),
-        "errors": stats.get("log_count/ERROR", 0),
-        **{name: stats.get(key, 0) for name, key in COUNTS.items()},
-        **{part: sampler.share(part) for part in (ROBOTSTXT, META)},
-    }
+    with tempfile.TemporaryDirectory() as scratch:
+        evidence_file = Path(scratch, "evidence.jsonl")
+        if mode == "evidence":
+            settings["ROBOTSTXT_EVIDENCE_FILE"] = str(evidence_file)
+        items: list[Any] = []
+        process = CrawlerProcess(settings)
+        crawler = process.create_crawler(spider_class(spider))
+        crawler.signals.connect(opened, signals.spider_opened)
+        crawler.signals.connect(closed, signals.spider_closed)
+
+        def scraped(item: Any) -> None:
+            items.append(item)
+
+        crawler.signals.connect(scraped, signals.item_scraped, weak=False)
+        process.crawl(crawler, start_urls=[origin + "/" for origin in origins])
+        process.start()
+        assert crawler.stats is not None
+        stats = crawler.stats.get_stats()
+        result = {
+            **spans,
+            "pages": stats.get("bench/pages", 0),
+            "errors": stats.get("log_count/ERROR", 0),
+            **{name: stats.get(key, 0) for name, key in COUNTS.items()},
+            **{part: sampler.share(part) for part in (ROBOTSTXT, META)},
+            **(evidence_bytes(evidence_file, items) if mode == "evidence" else {}),
+        }
     print(json.dumps(result))
+
+
+def evidence_bytes(path: Path, items: list[Any]) -> dict[str, float]:
+    """The evidence file's bytes per record, and the bytes the ``evidence`` key adds to an
+    item's JSON (as the jsonlines exporter writes it: ``, "evidence": {…}``)."""
+    records = len(path.read_bytes().splitlines())
+    per_item = [
+        len(', "evidence": ') + len(json.dumps(item["robots"]["evidence"])) for item in items
+    ]
+    return {
+        "evidence_records": records,
+        "evidence_bytes_per_record": path.stat().st_size / max(records, 1),
+        "evidence_bytes_per_item": median(per_item) if per_item else 0.0,
+    }
 
 
 def run(mode: str, spider: str, origins: list[str], redis_url: str = "") -> dict[str, float]:
@@ -222,6 +266,9 @@ def main() -> None:
     )
     parser.add_argument(
         "--spiders", default=",".join(SPIDERS), help="any of " + ", ".join(SPIDERS)
+    )
+    parser.add_argument(
+        "--results", default="crawl", help="write benchmarks/results/NAME.json (default: crawl)"
     )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args, rest = parser.parse_known_args()
@@ -282,6 +329,7 @@ def figures_of(runs: list[dict[str, float]], base: list[dict[str, float]]) -> di
         "meta_share": shares[META],
         "ratio_from_shares": 1 / (1 - sum(shares.values())),
         **{name: median(run[name] for run in runs) for name in COUNTS if "redis" not in name},
+        **{name: median(run[name] for run in runs) for name in EVIDENCE if name in runs[0]},
     }
 
 
@@ -341,7 +389,15 @@ def report(
         "(benchmarks/_sampler.py), and their ratio, 1 / (1 - shares), is the cost of robots "
         "handling with that noise cancelled."
     )
-    write_figures("crawl", figures)
+    for spider, by_mode in figures["spiders"].items():
+        if "evidence" in by_mode:
+            evidence = by_mode["evidence"]
+            print(
+                f"\nevidence ({spider}): {evidence['evidence_records']:.0f} records, "
+                f"{evidence['evidence_bytes_per_record']:.0f} bytes each; "
+                f"{evidence['evidence_bytes_per_item']:.0f} bytes per item (median)"
+            )
+    write_figures(args.results, figures)
 
 
 if __name__ == "__main__":

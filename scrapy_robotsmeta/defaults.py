@@ -44,6 +44,9 @@ DEFAULTS: dict[str, Any] = {
     "ROBOTSTXT_REDIS_KEY_PREFIX": "robotsmeta:%(spider)s",
     "ROBOTSTXT_REDIS_LEASE_TIME": 60.0,
     "ROBOTSTXT_REDIS_POLL_INTERVAL": 1.0,
+    # A JSON Lines file for the record of each robots.txt fetch in force; when set, every item
+    # also gets the evidence of what applied to it. None: no evidence is kept.
+    "ROBOTSTXT_EVIDENCE_FILE": None,
     # meta part
     "ROBOTSMETA_ENABLED": True,
     "ROBOTSMETA_ITEM_FIELD": "robots",

@@ -21,8 +21,9 @@ from scrapy.utils.misc import build_from_crawler, load_object
 from scrapy_robotsmeta import reporting
 from scrapy_robotsmeta.crawldelay import CrawlDelay
 from scrapy_robotsmeta.defaults import PackageSettings
+from scrapy_robotsmeta.evidence import EvidenceLog
 from scrapy_robotsmeta.fetcher import RobotsTxtFetcher
-from scrapy_robotsmeta.keys import USAGE_META_KEY
+from scrapy_robotsmeta.keys import EVIDENCE_META_KEY, USAGE_META_KEY
 from scrapy_robotsmeta.reactor import Alarm, Clock, Tasks, crawler_clock
 from scrapy_robotsmeta.robotstxt.core import RELEASING, Action, RobotsTxtCore
 from scrapy_robotsmeta.robotstxt.explanation import Explanation
@@ -68,12 +69,15 @@ class RobotsTxtMiddleware:
             open_state_file(job_dir(crawler.settings)) if spill else None,
         )
         self.responses = RobotsTxtResponses.from_settings(self.stats, settings, self.clock)
+        evidence = EvidenceLog.from_settings(settings, self.stats)
         meta_keys = settings.getlist("ROBOTSTXT_REQUEST_META_KEYS")
-        self.fetcher = RobotsTxtFetcher(crawler, self.stats, meta_keys, self.responses)
+        self.fetcher = RobotsTxtFetcher(
+            crawler, self.stats, meta_keys, self.responses, evidence=evidence is not None
+        )
         self.waiting = WaitingRequests(
             crawler, self.core, self.storage, self.clock, start_fetch=self._start_fetch
         )
-        self.verdicts = Verdicts(self.stats, crawler.spider)
+        self.verdicts = Verdicts(self.stats, crawler.spider, evidence)
         self._alarm = Alarm(self.clock, self._on_due)
         self._tasks = Tasks(self.stats)
         self.sharing = Sharing(
@@ -96,9 +100,10 @@ class RobotsTxtMiddleware:
     async def process_request(
         self, request: Request, spider: Any = None
     ) -> Request | Response | None:
-        # A redirect's request comes with a copy of its predecessor's meta: what robots.txt
-        # said of the other URL is no statement about this one.
+        # A redirect's request (or one made with a page's meta) comes with a copy of another
+        # request's meta: what robots.txt said of the other URL is no statement about this one.
         request.meta.pop(USAGE_META_KEY, None)
+        request.meta.pop(EVIDENCE_META_KEY, None)
         while (origin := request_origin(request)) is not None:
             check = self.core.check(origin, self.clock.seconds())
             if check.decision is not Decision.WAIT:

@@ -7,6 +7,7 @@ text ``None``; the add-on registers these two in ``FEED_EXPORTERS`` in their pla
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
@@ -16,6 +17,7 @@ from scrapy import exporters
 from scrapy.utils.python import to_unicode
 
 from scrapy_robotsmeta.defaults import DEFAULTS, PackageSettings
+from scrapy_robotsmeta.evidence import ITEM_KEY, evidence_file
 from scrapy_robotsmeta.robotsmeta.directives import NO_RULES
 from scrapy_robotsmeta.usage.preferences import USES
 
@@ -47,7 +49,8 @@ class CsvItemExporter(exporters.CsvItemExporter):
     cells). The columns are fixed by the first item, with the robots field when it is a dict,
     or by ``FEED_EXPORT_FIELDS``, where listing ``robots`` gives all its columns and
     ``{"robots": "R"}`` names them ``R.index``…; so every row has the same columns, with or
-    without a header line.
+    without a header line. With *evidence*, one more column, ``robots.evidence``, holds the
+    item's evidence as JSON.
     """
 
     def __init__(
@@ -55,10 +58,12 @@ class CsvItemExporter(exporters.CsvItemExporter):
         file: BytesIO,
         *,
         robots_field: str = DEFAULTS["ROBOTSMETA_ITEM_FIELD"],
+        evidence: bool = False,
         **kwargs: Any,
     ) -> None:
         super().__init__(file, **kwargs)
         self.robots_field = robots_field
+        self._keys = (*ROBOTS_FIELD_KEYS, ITEM_KEY) if evidence else ROBOTS_FIELD_KEYS
         self._columns: list[str] | None = None
         self._robots_column: str | None = None
         self._fields_guessed = False
@@ -70,7 +75,8 @@ class CsvItemExporter(exporters.CsvItemExporter):
         field = settings.get("ROBOTSMETA_ITEM_FIELD")
         if not settings.getbool("ROBOTSMETA_ENABLED"):
             field = ""  # no item gets the field: a key of that name is the spider's own
-        return cls(file, robots_field=field or "", **kwargs)
+        evidence = evidence_file(settings) is not None
+        return cls(file, robots_field=field or "", evidence=evidence, **kwargs)
 
     def export_item(self, item: Any) -> None:
         if self._columns is None:
@@ -105,7 +111,7 @@ class CsvItemExporter(exporters.CsvItemExporter):
 
     def _expand(self, column: str) -> list[str]:
         if self.robots_field and column == self._robots_column:
-            return [f"{column}.{key}" for key in ROBOTS_FIELD_KEYS]
+            return [f"{column}.{key}" for key in self._keys]
         return [column]
 
     def _cells(self, column: str, value: Any) -> Iterator[Any]:
@@ -115,6 +121,9 @@ class CsvItemExporter(exporters.CsvItemExporter):
         directives = value if isinstance(value, Mapping) else {}
         for key in ROBOTS_FIELD_KEYS:
             yield directives.get(key)
+        if len(self._keys) > len(ROBOTS_FIELD_KEYS):
+            evidence = directives.get(ITEM_KEY)
+            yield None if evidence is None else json.dumps(evidence, ensure_ascii=False)
 
     def _text(self, value: Any) -> Any:
         return to_unicode(value, self.encoding) if isinstance(value, bytes) else value

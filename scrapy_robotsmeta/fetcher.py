@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
@@ -66,8 +67,12 @@ class RobotsTxtFetcher:
         stats: StatsCollector,
         extra_meta_keys: Iterable[str] = (),
         responses: RobotsTxtResponses | None = None,
+        *,
+        evidence: bool = False,
     ) -> None:
         self.crawler = crawler
+        #: Whether outcomes carry what the crawl's evidence records (policy.stamped).
+        self.evidence = evidence
         self.stats = stats
         #: Where the last response of each fetch is kept, for the spider's own requests.
         self.responses = responses
@@ -93,7 +98,8 @@ class RobotsTxtFetcher:
         except Exception as exc:  # a fault here must not leave the origin waiting forever
             logger.exception("Error while fetching robots.txt of %s", origin)
             outcome = policy.from_exception(exc)
-        return dataclasses.replace(outcome, hops=tuple(hops))
+        outcome = dataclasses.replace(outcome, hops=tuple(hops))
+        return policy.stamped(outcome, time.time()) if self.evidence else outcome
 
     async def _follow(
         self, origin: Origin, timeout: float, hops: list[Hop], meta: dict[str, Any], fresh: bool

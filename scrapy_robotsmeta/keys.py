@@ -9,3 +9,6 @@ DONT_OBEY_ROBOTSMETA = "dont_obey_robotsmeta"
 USAGE_META_KEY = "robotstxt_usage"
 #: Marks a robots.txt request of this package.
 ROBOTSTXT_FETCH = "robotstxt_fetch"
+#: Carries, to the response, the references to the files that let its URL through, by kind
+#: (robots.txt; see :mod:`scrapy_robotsmeta.evidence`; set only when the crawl keeps evidence).
+EVIDENCE_META_KEY = "robotstxt_evidence"

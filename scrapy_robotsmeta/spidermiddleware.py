@@ -15,6 +15,7 @@ from scrapy.http import Response
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from scrapy_robotsmeta.defaults import PackageSettings
+from scrapy_robotsmeta.evidence import ITEM_KEY, evidence_file, item_evidence
 from scrapy_robotsmeta.keys import DONT_OBEY_ROBOTSMETA, USAGE_META_KEY
 from scrapy_robotsmeta.robotsmeta.directives import NO_RULES, Directives, read_rules
 from scrapy_robotsmeta.robotsmeta.page import (
@@ -95,6 +96,7 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
         self._obey_rel_nofollow = settings.getbool("ROBOTSMETA_OBEY_REL_NOFOLLOW")
         self._drop_noindex = settings.getbool("ROBOTSMETA_DROP_NOINDEX")
         self._purposes = purposes(crawler.settings)
+        self._evidence = evidence_file(settings) is not None
         # (origin, use) pairs whose refusal was logged: once each, as the first item dropped.
         self._refusals_logged: set[tuple[str, str]] = set()
         self._names = CrawlerToken.from_settings(crawler.settings)
@@ -174,7 +176,10 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
                 self._drop_refused(response, refusal)
                 return None
         if self._item_field:
-            self._tag(item, directives.to_dict() | usage.to_dict())
+            value = directives.to_dict() | usage.to_dict()
+            if self._evidence:
+                value[ITEM_KEY] = item_evidence(response, usage)
+            self._tag(item, value)
         return item
 
     def _page(self, response: Response) -> _Page:

@@ -1,5 +1,6 @@
 """What a decided request gets: it goes on, with the usage preferences robots.txt states for
-it recorded for its response, or it is refused with ``IgnoreRequest``, its reason logged and
+it (and, when the crawl keeps evidence, the reference to the robots.txt that let it through)
+recorded for its response, or it is refused with ``IgnoreRequest``, its reason logged and
 counted."""
 
 from __future__ import annotations
@@ -9,13 +10,14 @@ from typing import TYPE_CHECKING
 
 from scrapy.exceptions import IgnoreRequest
 
-from scrapy_robotsmeta.keys import USAGE_META_KEY
+from scrapy_robotsmeta.keys import EVIDENCE_META_KEY, USAGE_META_KEY
 from scrapy_robotsmeta.robotstxt.state import Decision
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.statscollectors import StatsCollector
 
+    from scrapy_robotsmeta.evidence import EvidenceLog
     from scrapy_robotsmeta.robotstxt import RobotsTxt
     from scrapy_robotsmeta.robotstxt.state import OriginState
 
@@ -26,8 +28,10 @@ logger = logging.getLogger("scrapy_robotsmeta.downloadermiddleware")
 class Verdicts:
     """Applies the decision of one check to its request."""
 
-    def __init__(self, stats: StatsCollector, spider: Spider | None) -> None:
-        self.stats, self.spider = stats, spider
+    def __init__(
+        self, stats: StatsCollector, spider: Spider | None, evidence: EvidenceLog | None = None
+    ) -> None:
+        self.stats, self.spider, self.evidence = stats, spider, evidence
 
     def apply(self, decision: Decision, state: OriginState, request: Request, token: str) -> None:
         """Let *request* go on by *state*'s rules for the crawler *token*, or raise
@@ -43,7 +47,13 @@ class Verdicts:
             )
             raise IgnoreRequest(f"robots.txt of {state.origin} unavailable ({state.reason})")
         assert state.rules is not None
-        if not state.rules.allowed(request.url, token):
+        if self.evidence is not None:
+            # The verdict with its deciding rule, in the one look-up a check makes.
+            verdict = state.rules.explain(request.url, token)
+            if not verdict.allowed:
+                self._refuse(state, request, token)
+            request.meta[EVIDENCE_META_KEY] = self.evidence.references(state, verdict)
+        elif not state.rules.allowed(request.url, token):
             self._refuse(state, request, token)
         self._record_usage(state.rules, request, token)
 

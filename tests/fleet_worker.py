@@ -369,10 +369,10 @@ class Fleet:
 
     # -- workers
 
-    def start_worker(self, name: str) -> subprocess.Popen[bytes]:
-        process = self._spawn(
-            "worker", str(self.directory), name, self.redis_url, json.dumps(self.settings)
-        )
+    def start_worker(self, name: str, **settings: Any) -> subprocess.Popen[bytes]:
+        """Start worker *name*, with the fleet's settings and *settings* of its own."""
+        extra = json.dumps({**self.settings, **settings})
+        process = self._spawn("worker", str(self.directory), name, self.redis_url, extra)
         self.workers[name] = process
         return process
 

@@ -196,3 +196,16 @@ def test_redis_storage_on_another_reactor_is_said_first_in_one_line(
     assert_refused(
         status, lines, "RedisStorage needs Scrapy's asyncio reactor", while_building=True
     )
+
+
+def test_an_evidence_file_that_cannot_be_written_stops_the_crawl(
+    demo: dict[str, str], tmp_path: Path
+) -> None:
+    """Items without the evidence the user asked for would be worth less than no crawl."""
+    project = make_project(tmp_path, demo["main"])
+    missing = tmp_path / "no such directory" / "evidence.jsonl"
+    status, lines = scrapy_crawl(project, "-s", f"ROBOTSTXT_EVIDENCE_FILE={missing}")
+    expected = f"ROBOTSTXT_EVIDENCE_FILE = '{missing}' cannot be opened for appending"
+    assert_refused(
+        status, lines, expected, "name a file in a writable directory", while_building=True
+    )

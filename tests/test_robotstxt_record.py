@@ -3,6 +3,7 @@ not using, in memory and on disk, which give back the same state and the same ve
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 import zlib
 from collections.abc import Iterator
@@ -14,6 +15,7 @@ from scrapy_robotsmeta.robotstxt._parser import parse_file
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import (
     ALLOW_ALL_RULES,
+    Fetch,
     Outcome,
     allow_all,
     from_response,
@@ -248,3 +250,22 @@ def test_a_damaged_byte_costs_a_fetch_never_another_verdict(body: bytes) -> None
 def test_the_snapshot_fields_are_the_snapshot_keys_in_order() -> None:
     """A record keeps the snapshot's values alone, read back by these keys."""
     assert tuple(OriginState(ORIGIN).snapshot()) == SNAPSHOT_FIELDS
+
+
+def test_a_record_keeps_the_fetch_in_force() -> None:
+    """A state read back from memory or the disk tier carries the evidence of the fetch whose
+    rules it holds."""
+    outcome = from_response(200, b"User-agent: *\nDisallow: /x\n")
+    fetch = Fetch(1.7e9, "https://example.com/robots.txt", 200, "cd" * 32)
+    state = fetched(dataclasses.replace(outcome, fetched=fetch))
+    back = unpack(ORIGIN, pack(state))
+    assert back is not None
+    assert back.fetched == fetch
+    assert back.snapshot() == state.snapshot()
+
+
+def test_a_record_of_the_version_before_evidence_is_not_read() -> None:
+    """Records written before the snapshot kept the fetch in force are fetched again."""
+    record = bytearray(pack(fetched(allow_all("HTTP 404"))))
+    record[0] = 4 << 4 | record[0] & 0x0F
+    assert unpack(ORIGIN, bytes(record)) is None

@@ -8,6 +8,7 @@ import pytest
 
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import (
+    Fetch,
     Hop,
     Kind,
     Outcome,
@@ -269,6 +270,10 @@ def test_a_snapshot_of_this_version_is_readable() -> None:
         ({"given_up": 0}, "'given_up'"),
         ({"kind": "maybe"}, "'kind'"),
         ({"expires_at": float("nan")}, "'expires_at'"),
+        ({"version": 4}, "version 4"),  # a state of before the fetch in force was kept
+        ({"fetched": [1.7e9, "http://x/robots.txt", 200]}, "'fetched'"),
+        ({"fetched": [1.7e9, "http://x/robots.txt", 200, "not a digest"]}, "'fetched'"),
+        ({"fetched": ["now", "http://x/robots.txt", 200, None]}, "'fetched'"),
     ],
 )
 def test_a_snapshot_this_version_cannot_read_says_why(change: dict[str, object], why: str) -> None:
@@ -289,3 +294,18 @@ def test_every_field_of_a_snapshot_is_checked_when_read_from_elsewhere() -> None
     """The fields are declared once (Snapshot); what a snapshot from another process must hold
     is said for each of them, the version aside (checked first)."""
     assert set(_FIELD_CHECKS) == set(Snapshot._fields) - {"version"}
+
+
+def test_the_fetch_in_force_survives_a_snapshot_and_keeps_its_wall_clock_time() -> None:
+    """Another process adopting the state gets the same evidence: the fetch's time is the
+    wall clock's, not moved between processes' clocks as the state's own times are."""
+    sha256 = "ab" * 32
+    outcome = replace(RULES, fetched=Fetch(1.7e9, "http://example.com/robots.txt", 200, sha256))
+    state = fetched(outcome)
+    snapshot = state.snapshot()
+    assert snapshot["fetched"] == [1.7e9, "http://example.com/robots.txt", 200, sha256]
+    assert unreadable(snapshot) is None
+    assert shift_times(snapshot, 50.0)["fetched"] == snapshot["fetched"]
+    other = fresh()
+    other.adopt(snapshot, b"User-agent: *\nDisallow: /x\n")
+    assert other.fetched == state.fetched

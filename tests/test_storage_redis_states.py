@@ -5,6 +5,8 @@ on a state only it can read; a fetch replaces the others)."""
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import logging
 from collections.abc import Callable
@@ -161,3 +163,31 @@ async def test_a_process_that_lost_redis_fetches_for_itself(redis_links: Links) 
     link.down = True
     assert await states(link).claim_fetch(ORIGIN, never)
     assert link.stats.get_value("robotstxt/redis/lease_busy") is None
+
+
+@deferred_f_from_coro_f
+async def test_a_state_published_with_evidence_reads_back_with_it(redis_links: Links) -> None:
+    """A process of the fleet that adopts the state gets the evidence of the fetch in force,
+    its time as it was (the wall clock's), whatever the clocks' offset."""
+    link = redis_links()
+    link.offset = 100.0
+    state, timing = OriginState(ORIGIN), Timing()
+    state.start_fetch(0.0, timing)
+    outcome = policy.stamped(
+        dataclasses.replace(
+            policy.from_response(200, BODY),
+            hops=(policy.Hop("https://example.com/robots.txt", 200),),
+        ),
+        1.7e9,
+    )
+    state.apply(outcome, 0.0, timing)
+    shared = states(link)
+    await shared.publish(ORIGIN, state.snapshot(), BODY, fetched=True)
+    [(_, published)] = await shared.poll([ORIGIN], [])
+    assert published is not None
+    other = OriginState(ORIGIN)
+    other.adopt(*published)
+    assert other.fetched == state.fetched
+    assert other.fetched is not None
+    assert other.fetched.at == 1.7e9
+    assert other.fetched.sha256 == hashlib.sha256(BODY).hexdigest()

@@ -4,6 +4,7 @@ group recorded, or is refused with the reason, logged and counted."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import pytest
 from scrapy import Request
@@ -11,7 +12,8 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.statscollectors import MemoryStatsCollector
 from scrapy.utils.test import get_crawler
 
-from scrapy_robotsmeta.keys import USAGE_META_KEY
+from scrapy_robotsmeta.evidence import EvidenceLog
+from scrapy_robotsmeta.keys import EVIDENCE_META_KEY, USAGE_META_KEY
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import from_response, unavailable
 from scrapy_robotsmeta.robotstxt.state import Decision, OriginState, Timing
@@ -60,3 +62,25 @@ def test_a_request_of_a_given_up_origin_is_dropped_with_the_reason() -> None:
     with pytest.raises(IgnoreRequest, match="unavailable \\(gave up after HTTP 503\\)"):
         apply.apply(Decision.DROP, state, Request("https://example.com/"), "bot")
     assert stats.get_value("robotstxt/unavailable_dropped") == 1
+
+
+def test_with_evidence_an_allowed_request_carries_the_rule_that_let_it_through(
+    tmp_path: Path,
+) -> None:
+    """RFC 9309 §2.2.2: the matching rule decides; with evidence kept, the request carries it
+    (and a refused one is refused as without)."""
+    stats = MemoryStatsCollector(get_crawler())
+    apply = Verdicts(stats, None, EvidenceLog(str(tmp_path / "evidence.jsonl"), stats))
+    state = ready(b"User-agent: *\nDisallow: /private\nAllow: /private/open\n")
+    request = Request("https://example.com/private/open/1")
+    apply.apply(Decision.RULES, state, request, "bot")
+    assert request.meta[EVIDENCE_META_KEY]["robots.txt"] == {
+        "record": None,  # this state was fetched without evidence
+        "group": "*",
+        "line": 3,
+        "rule": "Allow: /private/open",
+    }
+    refused = Request("https://example.com/private/1")
+    with pytest.raises(IgnoreRequest, match="Disallow: /private"):
+        apply.apply(Decision.RULES, state, refused, "bot")
+    assert EVIDENCE_META_KEY not in refused.meta

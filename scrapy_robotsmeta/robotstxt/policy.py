@@ -12,7 +12,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import enum
+import hashlib
 import re
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -55,6 +57,20 @@ class Hop(NamedTuple):
 IGNORED = "ignored"
 
 
+class Fetch(NamedTuple):
+    """What evidence records of the fetch whose answer is in force."""
+
+    #: When it ended, in seconds since the epoch.
+    at: float
+    #: The URL that gave the answer: robots.txt, or the last redirect target.
+    url: str
+    #: Its HTTP status; None when no response decided (a redirect limit, an ignored request).
+    status: int | None
+    #: The SHA-256 (hex) of the bytes the rules were read from: the body after content
+    #: decoding, at most MAX_BYTES of it; None when no body was read (allow-all).
+    sha256: str | None
+
+
 @dataclass(frozen=True)
 class Outcome:
     kind: Kind
@@ -66,6 +82,8 @@ class Outcome:
     body: bytes | None = None
     #: The requests of the fetch that ended here, in order (set by the fetcher).
     hops: tuple[Hop, ...] = ()
+    #: Set by :func:`stamped` when the crawl keeps evidence.
+    fetched: Fetch | None = None
 
 
 ALLOW_ALL_RULES = RobotsTxt.parse(b"")
@@ -119,6 +137,18 @@ def from_response(
     if is_unavailable_status(status):
         return unavailable(reason)
     return allow_all(reason)
+
+
+def stamped(outcome: Outcome, at: float) -> Outcome:
+    """*outcome* (its hops set) with the :class:`Fetch` evidence records, fetched *at*. An
+    unavailable outcome puts nothing in force: it gets none."""
+    if outcome.kind is Kind.UNAVAILABLE:
+        return outcome
+    last = outcome.hops[-1] if outcome.hops else None
+    url = last.url if last is not None else ""
+    status = last.status if last is not None else None
+    digest = None if outcome.body is None else hashlib.sha256(outcome.body).hexdigest()
+    return dataclasses.replace(outcome, fetched=Fetch(at, url, status, digest))
 
 
 def from_exception(exc: BaseException) -> Outcome:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import enum
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -28,15 +29,15 @@ from scrapy_robotsmeta.defaults import DEFAULTS, PackageSettings
 from scrapy_robotsmeta.robotstxt import RobotsTxt
 from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
 from scrapy_robotsmeta.robotstxt.origin import Origin
-from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Hop, Kind, Outcome
+from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Fetch, Hop, Kind, Outcome
 
 # A server that asks for a robots.txt fetch before every request would make every request
 # wait; below this many seconds, Cache-Control: max-age is raised to it.
 MIN_EXPIRATION = 60.0
 # Changes with the shape of OriginState.snapshot() and of the pickled rules a record keeps with
-# it (3: groups keep their usage lines; 4: one compressed record per origin): a state written by
-# another version of the package is not adopted.
-SNAPSHOT_VERSION = 4
+# it (3: groups keep their usage lines; 4: one compressed record per origin; 5: the fetch in
+# force, for evidence): a state written by another version of the package is not adopted.
+SNAPSHOT_VERSION = 5
 
 
 class Snapshot(NamedTuple):
@@ -55,6 +56,10 @@ class Snapshot(NamedTuple):
     failures: int
     retry_at: float | None
     give_up_at: float | None
+    #: The fetch whose answer is in force, as [at, url, status, sha256] (see policy.Fetch),
+    #: when the crawl keeps evidence; None otherwise. Its time is the wall clock's, never
+    #: moved to another process's clock.
+    fetched: list[Any] | None
 
 
 SNAPSHOT_FIELDS = Snapshot._fields
@@ -148,6 +153,9 @@ class OriginState:
     retry_at: float | None = None
     #: When the outage is given up.
     give_up_at: float | None = None
+    #: The fetch whose answer is in force, when the crawl keeps evidence: set with the rules
+    #: it brought, and kept with them (a failed refresh that keeps them keeps it too).
+    fetched: Fetch | None = None
     #: How many transitions this object went through: a cache that packed the state as it was
     #: at some count knows, at the same count, that the state did not change since.
     changes: int = 0
@@ -222,7 +230,7 @@ class OriginState:
             self.rules, self.kind = outcome.rules, Kind.RULES
         else:
             self.rules, self.kind = ALLOW_ALL_RULES, Kind.ALLOW_ALL
-        self.reason = outcome.reason
+        self.reason, self.fetched = outcome.reason, outcome.fetched
         self.expires_at, self.given_up = now + lifetime, False
         self._end_outage()
         return Change.RECOVERED if recovered else Change.READY
@@ -301,6 +309,7 @@ class OriginState:
             failures=self.failures,
             retry_at=self.retry_at,
             give_up_at=self.give_up_at,
+            fetched=None if self.fetched is None else list(self.fetched),
         )
 
     def snapshot(self) -> dict[str, Any]:
@@ -331,6 +340,7 @@ class OriginState:
         self.failures = values.failures
         self.retry_at = values.retry_at
         self.give_up_at = values.give_up_at
+        self.fetched = None if values.fetched is None else Fetch._make(values.fetched)
         self.kind = None if values.kind is None else _KINDS[values.kind]
         # Allow-all rules are one shared object, rebuilt from the kind alone.
         self.rules = ALLOW_ALL_RULES if self.kind is Kind.ALLOW_ALL else rules
@@ -373,6 +383,23 @@ def _tries(value: object) -> bool:
     )
 
 
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def _fetch_or_none(value: object) -> bool:
+    if value is None:
+        return True
+    if not isinstance(value, list) or len(value) != len(Fetch._fields):
+        return False
+    at, url, status, sha256 = value
+    return (
+        _number(at)
+        and isinstance(url, str)
+        and (status is None or (isinstance(status, int) and not isinstance(status, bool)))
+        and (sha256 is None or (isinstance(sha256, str) and _SHA256.fullmatch(sha256) is not None))
+    )
+
+
 # What each field of a snapshot of this version must hold.
 _FIELD_CHECKS = {
     "kind": lambda value: value is None or value in _KINDS,
@@ -384,6 +411,7 @@ _FIELD_CHECKS = {
     "failures": lambda value: isinstance(value, int) and not isinstance(value, bool),
     "retry_at": _time_or_none,
     "give_up_at": _time_or_none,
+    "fetched": _fetch_or_none,
 }
 
 
