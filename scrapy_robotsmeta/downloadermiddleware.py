@@ -22,7 +22,7 @@ from scrapy_robotsmeta import reporting
 from scrapy_robotsmeta.crawldelay import CrawlDelay
 from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.fetcher import RobotsTxtFetcher
-from scrapy_robotsmeta.keys import USAGE_META_KEY
+from scrapy_robotsmeta.keys import TDMREP_META_KEY, USAGE_META_KEY
 from scrapy_robotsmeta.reactor import Alarm, Clock, Tasks, crawler_clock
 from scrapy_robotsmeta.robotstxt.core import RELEASING, Action, RobotsTxtCore
 from scrapy_robotsmeta.robotstxt.explanation import Explanation
@@ -31,7 +31,7 @@ from scrapy_robotsmeta.robotstxt.policy import unavailable
 from scrapy_robotsmeta.robotstxt.state import Change, Decision, OriginState, Timing
 from scrapy_robotsmeta.robotstxt.statefile import open_state_file
 from scrapy_robotsmeta.sharing import Sharing
-from scrapy_robotsmeta.startup import check_start, reported_refusals
+from scrapy_robotsmeta.startup import check_start, reported_refusals, tdmrep_consulted
 from scrapy_robotsmeta.useragent import CrawlerToken
 from scrapy_robotsmeta.verdicts import Verdicts
 from scrapy_robotsmeta.waiting import WaitingRequests, request_origin
@@ -66,7 +66,10 @@ class RobotsTxtMiddleware:
             open_state_file(job_dir(crawler.settings)) if spill else None,
         )
         self.fetcher = RobotsTxtFetcher(
-            crawler, self.stats, settings.getlist("ROBOTSTXT_REQUEST_META_KEYS")
+            crawler,
+            self.stats,
+            settings.getlist("ROBOTSTXT_REQUEST_META_KEYS"),
+            tdmrep=tdmrep_consulted(crawler.settings),
         )
         self.waiting = WaitingRequests(
             crawler, self.core, self.storage, self.clock, start_fetch=self._start_fetch
@@ -95,6 +98,7 @@ class RobotsTxtMiddleware:
         # A redirect's request comes with a copy of its predecessor's meta: what robots.txt
         # said of the other URL is no statement about this one.
         request.meta.pop(USAGE_META_KEY, None)
+        request.meta.pop(TDMREP_META_KEY, None)
         while (origin := request_origin(request)) is not None:
             check = self.core.check(origin, self.clock.seconds())
             if check.decision is not Decision.WAIT:

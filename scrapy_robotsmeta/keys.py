@@ -9,3 +9,9 @@ DONT_OBEY_ROBOTSMETA = "dont_obey_robotsmeta"
 USAGE_META_KEY = "robotstxt_usage"
 #: Marks a robots.txt request of this package.
 ROBOTSTXT_FETCH = "robotstxt_fetch"
+#: Marks a tdmrep.json request of this package (it carries ROBOTSTXT_FETCH too: it is shaped
+#: as robots.txt requests are).
+TDMREP_FETCH = "tdmrep_fetch"
+#: Carries, to the response, what its origin's tdmrep.json said of its URL when it was
+#: downloaded (a TdmReading; absent when TDMRep was not consulted for it).
+TDMREP_META_KEY = "tdmrep_file"

@@ -37,6 +37,9 @@ FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
     "indexifembedded": bool,
     "unavailable_after": (str, type(None)),
     **dict.fromkeys(USES, (bool, type(None))),
+    "tdm_reservation": (bool, type(None)),
+    "tdm_policy": (str, type(None)),
+    "tdm_file": str,
 }
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from scrapy_robotsmeta.robotstxt import MAX_BYTES, RobotsTxt
+from scrapy_robotsmeta.usage.tdmrep import TdmFile
 
 MAX_REDIRECTS = 5
 
@@ -66,6 +67,8 @@ class Outcome:
     body: bytes | None = None
     #: The requests of the fetch that ended here, in order (set by the fetcher).
     hops: tuple[Hop, ...] = ()
+    #: The origin's tdmrep.json, fetched beside robots.txt; None when TDMRep is not consulted.
+    tdmrep: TdmFile | None = None
 
 
 ALLOW_ALL_RULES = RobotsTxt.parse(b"")
