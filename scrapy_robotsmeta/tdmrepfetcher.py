@@ -75,6 +75,7 @@ class TdmRepFetcher:
             )
             if isinstance(response, Outcome):
                 return _without_response(response)
+            self.stats.inc_value(f"{STATS}/response_count")
             self.stats.inc_value(f"{STATS}/response_status_count/{response.status}")
             found = _file(response)
             if found is None:  # a redirect

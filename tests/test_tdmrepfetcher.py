@@ -40,7 +40,7 @@ async def test_both_files_are_requested_before_either_answers(site: Site) -> Non
     answer is still pending, and the pages wait for both."""
     served_before: list[int] = []
 
-    def tdmrep(request: server.Request) -> bytes:
+    def tdmrep(request: server.Request) -> bytes | int:
         served_before.append(len(site.served))
         return static(RESERVED)(request)
 
