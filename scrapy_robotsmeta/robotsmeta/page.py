@@ -147,8 +147,8 @@ def _first_header(response: Response, name: bytes) -> str | None:
     headers = response.headers
     if name not in headers:  # as in usage_header: most responses have none
         return None
-    value = headers.get(name)
-    return None if value is None else value.decode("latin-1")
+    values = headers.getlist(name)  # get() would give the last line
+    return values[0].decode("latin-1") if values else None
 
 
 def rel_nofollow_urls(response: Response) -> frozenset[str]:
