@@ -10,12 +10,12 @@ import json
 from pathlib import Path
 from typing import Any
 
-from scrapy import Request
-from scrapy.utils.defer import deferred_f_from_coro_f, maybe_deferred_to_future
-from twisted.web import http, proxy, server
+from scrapy.utils.defer import deferred_f_from_coro_f
+from twisted.web import server
 
-from scrapy_robotsmeta.testing import Site, delayed, hang, html, installed_reactor, static
+from scrapy_robotsmeta.testing import Site, delayed, hang, html, static
 from tests.crawl import ListSpider, crawl
+from tests.proxy import ProxiedSpider, logging_proxy
 
 WELL_KNOWN = "/.well-known/tdmrep.json"
 ROBOTS = "User-agent: *\nDisallow: /private\n"
@@ -102,38 +102,11 @@ async def test_a_cached_outage_from_an_earlier_run_is_not_replayed(
     assert file_status(site, second.items) == (True, "read")
 
 
-class LoggingProxyRequest(proxy.ProxyRequest):
-    seen: list[str]
-
-    def process(self) -> None:
-        type(self).seen.append(self.uri.decode())
-        super().process()
-
-
 @deferred_f_from_coro_f
 async def test_the_file_goes_through_the_requests_proxy(site: Site) -> None:
     """The tdmrep.json request takes the routing meta keys of the request that needed it."""
-    LoggingProxyRequest.seen = []
-
-    class LoggingProxy(proxy.Proxy):
-        requestFactory = LoggingProxyRequest
-
-    factory = http.HTTPFactory()
-    factory.protocol = LoggingProxy  # type: ignore[method-assign,assignment]
-    port: Any = installed_reactor().listenTCP(0, factory, interface="127.0.0.1")
-    try:
-        proxy_url = f"http://127.0.0.1:{port.getHost().port}"
-        urls = pages(site, static(RESERVED))
-
-        class ProxiedSpider(ListSpider):
-            name = "proxied"
-
-            async def start(self) -> Any:
-                for url in self.start_urls:
-                    yield Request(url, callback=self.parse_page, meta={"proxy": proxy_url})
-
-        result = await crawl(urls, ON, ProxiedSpider)
-    finally:
-        await maybe_deferred_to_future(port.stopListening())
-    assert site.url(WELL_KNOWN) in LoggingProxyRequest.seen
+    urls = pages(site, static(RESERVED))
+    async with logging_proxy() as (proxy_url, seen):
+        result = await crawl(urls, ON, ProxiedSpider, proxy_url=proxy_url)
+    assert site.url(WELL_KNOWN) in seen
     assert file_status(site, result.items) == (True, "read")
