@@ -116,7 +116,10 @@ def named_metas(response: Response, names: tuple[str, ...]) -> list[tuple[str, s
     document order: one parse, however many vocabularies ask."""
     if not is_html(response):
         return []
-    metas = _every_meta(response) if _parsed(response) else _named_metas(response, names)
+    if _parsed(response):
+        metas = _every_meta(response)
+    else:
+        metas = _named_metas(response, _spellings(names))
     found = []
     for meta in metas:
         name = meta.get("name")
@@ -129,6 +132,15 @@ def named_metas(response: Response, names: tuple[str, ...]) -> list[tuple[str, s
         if content is not None and not _in_template(meta):
             found.append((name, content))
     return found
+
+
+@lru_cache(maxsize=64)
+def _spellings(names: tuple[str, ...]) -> tuple[str, ...]:
+    """What a page is searched for to bound its parse for metas named *names*: each name, or
+    the part of it up to its first hyphen, so that names sharing it (``tdm-reservation``,
+    ``tdm-policy``) cost one search of the page; a prefix's last spelling is never before its
+    name's."""
+    return tuple(dict.fromkeys(name[: name.find("-") + 1] or name for name in names))
 
 
 def tdmrep_values(
