@@ -520,3 +520,16 @@ def test_tdmrep_values_take_each_first_header_and_meta() -> None:
         (None, None),
         (None, None),
     )
+
+
+def test_metas_of_names_sharing_a_prefix_are_found_however_deep() -> None:
+    """The page is searched once for ``tdm-`` for both TDMRep names: a meta of either, early or
+    late in a long page, is found, and a long page without one is parsed no further than its
+    other metas need."""
+    text = "<p>" + "words " * 3000 + "</p>"
+    late = in_body(text + '<meta name="tdm-policy" content="https://p/">' + text)
+    early = page('<head><meta name="tdm-reservation" content="1"></head><body>' + text)
+    names = ("robots", "tdm-reservation", "tdm-policy")
+    assert named_metas(late, names) == [("tdm-policy", "https://p/")]
+    assert named_metas(early, names) == [("tdm-reservation", "1")]
+    assert named_metas(in_body(text + "tdm-"), names) == []
