@@ -31,7 +31,7 @@ from scrapy_robotsmeta.robotstxt.policy import unavailable
 from scrapy_robotsmeta.robotstxt.state import Change, Decision, OriginState, Timing
 from scrapy_robotsmeta.robotstxt.statefile import open_state_file
 from scrapy_robotsmeta.sharing import Sharing
-from scrapy_robotsmeta.startup import check_start, reported_refusals, tdmrep_consulted
+from scrapy_robotsmeta.startup import check_start, reported_refusals
 from scrapy_robotsmeta.useragent import CrawlerToken
 from scrapy_robotsmeta.verdicts import Verdicts
 from scrapy_robotsmeta.waiting import WaitingRequests, request_origin
@@ -66,10 +66,7 @@ class RobotsTxtMiddleware:
             open_state_file(job_dir(crawler.settings)) if spill else None,
         )
         self.fetcher = RobotsTxtFetcher(
-            crawler,
-            self.stats,
-            settings.getlist("ROBOTSTXT_REQUEST_META_KEYS"),
-            tdmrep=tdmrep_consulted(crawler.settings),
+            crawler, self.stats, settings.getlist("ROBOTSTXT_REQUEST_META_KEYS")
         )
         self.waiting = WaitingRequests(
             crawler, self.core, self.storage, self.clock, start_fetch=self._start_fetch

@@ -39,6 +39,7 @@ from scrapy_robotsmeta.robotstxt.body import (
     decode,
 )
 from scrapy_robotsmeta.robotstxt.policy import Hop, Kind, Outcome
+from scrapy_robotsmeta.startup import tdmrep_consulted
 from scrapy_robotsmeta.tdmrepfetcher import TdmRepFetcher
 from scrapy_robotsmeta.usage.tdmrep import TdmFile
 
@@ -65,11 +66,7 @@ class RobotsTxtFetcher:
     DOWNLOAD_PRIORITY = 1000
 
     def __init__(
-        self,
-        crawler: Crawler,
-        stats: StatsCollector,
-        extra_meta_keys: Iterable[str] = (),
-        tdmrep: bool = False,
+        self, crawler: Crawler, stats: StatsCollector, extra_meta_keys: Iterable[str] = ()
     ) -> None:
         self.crawler = crawler
         self.stats = stats
@@ -77,7 +74,7 @@ class RobotsTxtFetcher:
         self._received: dict[Request, int] = {}
         self._decodes_bodies: bool | None = None
         #: Fetches tdmrep.json beside robots.txt when the crawl consults TDMRep.
-        self.tdmrep = TdmRepFetcher(self) if tdmrep else None
+        self.tdmrep = TdmRepFetcher(self) if tdmrep_consulted(crawler.settings) else None
 
     async def fetch(
         self,
