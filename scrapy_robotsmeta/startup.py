@@ -159,8 +159,12 @@ def purposes(settings: BaseSettings) -> tuple[str, ...]:
 def tdmrep_consulted(settings: BaseSettings) -> bool:
     """Whether the crawl consults TDMRep: as ROBOTSMETA_TDMREP says, or when it is None, when
     ROBOTSMETA_PURPOSE names a use a reservation speaks to (a purpose filter that ignored the
-    reservation European publishers chose would not do what its user asked)."""
-    value = PackageSettings(settings).get("ROBOTSMETA_TDMREP")
+    reservation European publishers chose would not do what its user asked). Never when
+    ROBOTSMETA_ENABLED is False: nothing would read it."""
+    package = PackageSettings(settings)
+    value = package.get("ROBOTSMETA_TDMREP")
+    if not package.getbool("ROBOTSMETA_ENABLED"):
+        return False  # the meta part reads it: without it, a fetched file would go unread
     if value is None or value == "":
         return any(use in TDM_USES for use in purposes(settings))
     try:

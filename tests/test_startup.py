@@ -123,11 +123,13 @@ def test_the_builtin_disabled_by_hand_starts() -> None:
         ({"ROBOTSMETA_TDMREP": True}, True),
         ({"ROBOTSMETA_TDMREP": "1"}, True),
         ({"ROBOTSMETA_PURPOSE": "ai-train", "ROBOTSMETA_TDMREP": None}, True),
+        ({"ROBOTSMETA_TDMREP": True, "ROBOTSMETA_ENABLED": False}, False),
     ],
 )
 def test_tdmrep_is_consulted_by_purpose_unless_the_setting_says(
     settings: dict[str, object], consulted: bool
 ) -> None:
     """None (the default): consulted when the crawl's purpose is a use a reservation speaks
-    to (every AI use, not search); True or False whatever the purpose."""
+    to (every AI use, not search); True or False whatever the purpose; never without the meta
+    part, which reads it."""
     assert tdmrep_consulted(Settings(settings)) is consulted
