@@ -49,6 +49,15 @@ Disallow: /checkout
 
 Sitemap: {origin}/sitemap.xml
 """
+# Every origin's TDMRep file (read only by a crawl that consults TDMRep): a few pages reserved
+# with a policy, the rest of the site not.
+TDMREP_PATH = "/.well-known/tdmrep.json"
+TDMREP_JSON = b"""[
+  {"location": "/p/1*.html$", "tdm-reservation": 1, "tdm-policy": "https://example.com/tdm"},
+  {"location": "/search", "tdm-reservation": 1},
+  {"location": "/", "tdm-reservation": 0}
+]
+"""
 # Links every site has to places its robots.txt keeps crawlers out of.
 FORBIDDEN_LINKS = ("/search?q=robots", "/cart/", "/account/login", "/p/1.html?sort=price")
 NOFOLLOW_PAGES = 5
@@ -63,7 +72,10 @@ def build_site(origins: list[str], pages: int, seed: int = 0) -> dict[str, dict[
     paths = [f"/p/{i}.html" for i in range(pages)]
     for origin in origins:
         others = [o for o in origins if o != origin] or [origin]
-        bodies = {"/robots.txt": ROBOTS_TXT.format(origin=origin).encode()}
+        bodies = {
+            "/robots.txt": ROBOTS_TXT.format(origin=origin).encode(),
+            TDMREP_PATH: TDMREP_JSON,
+        }
         for path in ["/", *paths]:
             links = [
                 *paths[:8],
@@ -80,7 +92,7 @@ def build_site(origins: list[str], pages: int, seed: int = 0) -> dict[str, dict[
 
 
 def answer_for(path: str, body: bytes) -> Answer:
-    kind = "text/plain" if path == "/robots.txt" else "text/html"
+    kind = {"/robots.txt": "text/plain", TDMREP_PATH: "application/json"}.get(path, "text/html")
     return static(body, headers={"Content-Type": f"{kind}; charset=utf-8"})
 
 

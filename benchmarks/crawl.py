@@ -31,6 +31,9 @@ Each round crawls the site once per spider and mode, the order rotating from rou
   temporary file): a record per origin, a reference and the usage statements in every item;
   the crawl also reports the file's bytes per record and the JSON bytes of the items'
   ``evidence`` key per item (measured after the crawl, from the items kept during it).
+- ``tdmrep`` (on request): the add-on's defaults with ``ROBOTSMETA_TDMREP = True``: each
+  origin's tdmrep.json fetched with its robots.txt, its rules matched for every page, the
+  TDMRep headers and metas read.
 
 The site's robots.txt files have no Crawl-delay, as most have: ``crawl_delay`` then costs its
 checks only (a delay, where a site asks for one, spaces that origin's requests: wall time, not
@@ -71,6 +74,7 @@ TARGETS = {
     "all": 1.03,
     "redis": 1.05,
     "evidence": 1.05,
+    "tdmrep": 1.05,
 }
 SETTINGS: dict[str, Any] = {
     "TELNETCONSOLE_ENABLED": False,
@@ -100,11 +104,14 @@ MODE_SETTINGS: dict[str, dict[str, Any]] = {
             "scrapy_robotsmeta.RobotsTxtMiddleware": 100,
         },
     },
+    # Not run by default either: TDMRep consulted (as a purpose of AI use would have it).
+    "tdmrep": {**ADDON, "ROBOTSMETA_TDMREP": True},
 }
 OTHER_MODES = [mode for mode in MODE_SETTINGS if mode != "none"]
 # What each crawl reports from its stats beside its CPU.
 COUNTS = {
     "forbidden": "robotstxt/forbidden",
+    "tdmrep_files_read": "robotsmeta/tdmrep/file/read",
     "rel_nofollow_dropped": "robotsmeta/request_dropped/rel_nofollow",
     "noindex_dropped": "robotsmeta/item_dropped/noindex",
     "redis_errors": "robotstxt/redis/errors",

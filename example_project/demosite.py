@@ -1,4 +1,4 @@
-"""The demo site: five small origins on 127.0.0.1 (one port each), each showing part of
+"""The demo site: six small origins on 127.0.0.1 (one port each), each showing part of
 scrapy-robotsmeta.
 
 - main: robots.txt with a group for the demo crawler (``examplebot``) beside ``*``; pages with
@@ -11,6 +11,9 @@ scrapy-robotsmeta.
 - no_robots: robots.txt answers 404 with an error page that reads like ``Disallow: /``.
 - flaky: robots.txt answers 503 three times, then recovers.
 - down: robots.txt answers 503 for good.
+- publisher: a TDMRep publisher. Its ``/.well-known/tdmrep.json`` leaves open access articles
+  unreserved and reserves the rest of the site with a policy (the first matching rule wins);
+  one article's ``<meta name="tdm-reservation" content="0">`` supersedes the file.
 
 Each origin is a ``scrapy_robotsmeta.testing.Site``, the server the package's tests crawl.
 ``run_demo.py`` starts them inside its crawl. ``python demosite.py`` serves them alone, prints
@@ -24,7 +27,7 @@ from collections.abc import Mapping
 
 from scrapy_robotsmeta.testing import Answer, Site, links_page, sequence, static, with_headers
 
-ROLES = ("main", "signals", "no_robots", "flaky", "down")
+ROLES = ("main", "signals", "no_robots", "flaky", "down", "publisher")
 UNAVAILABLE = static(b"Service unavailable\n", 503)
 
 
@@ -66,6 +69,18 @@ Content-Usage: /open/ train-ai=y
 Allow: /
 """
 
+TDMREP_PATH = "/.well-known/tdmrep.json"
+
+
+def tdmrep_json(origin: str) -> bytes:
+    """The publisher's TDMRep file: open access first, or the catch-all rule would win."""
+    rules = [
+        {"location": "/open-access/", "tdm-reservation": 0},
+        {"location": "/", "tdm-reservation": 1, "tdm-policy": f"{origin}/tdm-policy.json"},
+    ]
+    return json.dumps(rules, indent=2).encode()
+
+
 PDF = b"%PDF-1.4\n1 0 obj <</Type /Catalog /Pages 2 0 R>> endobj\n2 0 obj <</Type /Pages /Kids [] /Count 0>> endobj\ntrailer <</Root 1 0 R>>\n%%EOF\n"  # noqa: E501
 
 
@@ -90,6 +105,7 @@ def routes(origins: Mapping[str, str]) -> dict[str, dict[str, Answer]]:
                 f"{origins['no_robots']}/",
                 f"{origins['flaky']}/",
                 f"{origins['down']}/",
+                f"{origins['publisher']}/",
             ),
             "/about.html": titled_page("About"),
             "/drafts/wip.html": titled_page("Work in progress"),
@@ -150,6 +166,23 @@ def routes(origins: Mapping[str, str]) -> dict[str, dict[str, Answer]]:
         "down": {
             "/robots.txt": UNAVAILABLE,
             "/": titled_page("Never crawled: robots.txt is down"),
+        },
+        "publisher": {
+            "/robots.txt": static(b"User-agent: *\nAllow: /\n"),
+            TDMREP_PATH: static(
+                tdmrep_json(origins["publisher"]), headers={"Content-Type": "application/json"}
+            ),
+            "/": titled_page(
+                "Publisher",
+                "/open-access/article.html",
+                "/journals/article.html",
+                "/journals/licensed.html",
+            ),
+            "/open-access/article.html": titled_page("Open access article"),
+            "/journals/article.html": titled_page("Journal article"),
+            "/journals/licensed.html": titled_page(
+                "Licensed for mining", head='<meta name="tdm-reservation" content="0">\n'
+            ),
         },
     }
 

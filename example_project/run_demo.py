@@ -23,11 +23,13 @@ from scrapy.crawler import AsyncCrawlerProcess, Crawler
 from scrapy.utils.project import get_project_settings
 
 from scrapy_robotsmeta import RobotsTxtMiddleware
+from scrapy_robotsmeta.robotstxt.origin import origin_of
 from scrapy_robotsmeta.testing import Site
+from scrapy_robotsmeta.usage.tdmrep import WELL_KNOWN_PATH as TDMREP_PATH
 
 HERE = Path(__file__).resolve().parent
 # The keys of the item field whose values the summary counts.
-COUNTED_KEYS = ("index", "snippet", "max_image_preview", "ai_train")
+COUNTED_KEYS = ("index", "snippet", "max_image_preview", "ai_train", "tdm_reservation")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,10 +86,21 @@ def summary(crawler: Crawler, sites: dict[str, Site], items: list[Any]) -> str:
         answers = " ".join(str(status) for path, status in site.served if path == "/robots.txt")
         explanation = middleware.explain(f"{site.origin}/")
         lines.append(f"  {role:<10} {site.origin}  {answers}: {explanation.policy_text}")
+    lines += ["", "tdmrep.json per origin (TDMRep; answers: what the file is)"]
+    for role, site in sites.items():
+        answers = " ".join(str(status) for path, status in site.served if path == TDMREP_PATH)
+        origin = origin_of(site.origin)
+        state = middleware.core.peek(origin) if origin is not None else None
+        tdm_file = state.tdmrep if state is not None else None
+        read = "none kept: robots.txt never answered" if tdm_file is None else tdm_file.status
+        lines.append(f"  {role:<10} {answers or '-'}: {read}")
 
     by_rules = stats.get("robotstxt/forbidden", 0)
     unavailable = stats.get("robotstxt/unavailable_dropped", 0)
-    pages = stats.get("response_received_count", 0) - stats.get("robotstxt/response_count", 0)
+    fetches = stats.get("robotstxt/response_count", 0) + stats.get(
+        "robotsmeta/tdmrep/response_count", 0
+    )
+    pages = stats.get("response_received_count", 0) - fetches
     lines += [
         "",
         f"{'Pages fetched':<28}{pages}",

@@ -8,6 +8,7 @@ from scrapy_robotsmeta.robotsmeta.directives import Directives
 from scrapy_robotsmeta.robotstxt import RobotsTxt, Rule, Verdict
 from scrapy_robotsmeta.spidermiddleware import RobotsMetaMiddleware, directives_for, usage_for
 from scrapy_robotsmeta.usage.preferences import USES, Preferences, Statement
+from scrapy_robotsmeta.usage.tdmrep import TdmReading
 
 try:
     __version__ = version("scrapy-robotsmeta")
@@ -24,6 +25,7 @@ __all__ = [
     "RobotsTxtMiddleware",
     "Rule",
     "Statement",
+    "TdmReading",
     "Verdict",
     "__version__",
     "directives_for",

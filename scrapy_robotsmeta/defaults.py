@@ -56,6 +56,9 @@ DEFAULTS: dict[str, Any] = {
     # The crawl's purposes (uses: search, ai-input, ai-train, ai-use, ai-train-images): items
     # of a page whose site or page refuses one of them are dropped. Empty: none is.
     "ROBOTSMETA_PURPOSE": [],
+    # Whether TDMRep is consulted (tdmrep.json fetched with robots.txt, its headers and metas
+    # read): True, False, or None for "when ROBOTSMETA_PURPOSE names a use it speaks to".
+    "ROBOTSMETA_TDMREP": None,
 }
 
 

@@ -23,7 +23,7 @@ from scrapy_robotsmeta.crawldelay import CrawlDelay
 from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.evidence import EvidenceLog
 from scrapy_robotsmeta.fetcher import RobotsTxtFetcher
-from scrapy_robotsmeta.keys import EVIDENCE_META_KEY, USAGE_META_KEY
+from scrapy_robotsmeta.keys import EVIDENCE_META_KEY, TDMREP_META_KEY, USAGE_META_KEY
 from scrapy_robotsmeta.reactor import Alarm, Clock, Tasks, crawler_clock
 from scrapy_robotsmeta.robotstxt.core import RELEASING, Action, RobotsTxtCore
 from scrapy_robotsmeta.robotstxt.explanation import Explanation
@@ -104,6 +104,7 @@ class RobotsTxtMiddleware:
         # request's meta: what robots.txt said of the other URL is no statement about this one.
         request.meta.pop(USAGE_META_KEY, None)
         request.meta.pop(EVIDENCE_META_KEY, None)
+        request.meta.pop(TDMREP_META_KEY, None)
         while (origin := request_origin(request)) is not None:
             check = self.core.check(origin, self.clock.seconds())
             if check.decision is not Decision.WAIT:

@@ -19,7 +19,7 @@ from scrapy.utils.python import to_unicode
 from scrapy_robotsmeta.defaults import DEFAULTS, PackageSettings
 from scrapy_robotsmeta.evidence import ITEM_KEY, evidence_file
 from scrapy_robotsmeta.robotsmeta.directives import NO_RULES
-from scrapy_robotsmeta.usage.preferences import USES
+from scrapy_robotsmeta.usage.preferences import NO_PREFERENCES
 
 if TYPE_CHECKING:
     from io import BytesIO
@@ -28,9 +28,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: The keys of the item field, in their order (the directives, then the usage preferences):
-#: one CSV column each.
-ROBOTS_FIELD_KEYS = (*NO_RULES.to_dict(), *USES)
+#: The keys of the item field, in their order (the directives, the usage preferences, then
+#: TDMRep's reservation, policy and file): one CSV column each.
+ROBOTS_FIELD_KEYS = (*NO_RULES.to_dict(), *NO_PREFERENCES.to_dict())
 
 
 # Public as get_serialized_fields since Scrapy 2.14.

@@ -12,6 +12,9 @@ to stay the package's:
 - it takes the routing meta keys (proxy, bind address, download slot, and
   ``ROBOTSTXT_REQUEST_META_KEYS``) of the request that needed it;
 - only ``http``/``https`` redirect targets are followed.
+
+When the crawl consults TDMRep, the origin's ``/.well-known/tdmrep.json`` is fetched at the same
+time, shaped the same way (:mod:`.tdmrepfetcher`): the fetch ends when both have answered.
 """
 
 from __future__ import annotations
@@ -24,10 +27,11 @@ from typing import TYPE_CHECKING, Any
 from scrapy import Request, signals
 from scrapy.exceptions import IgnoreRequest, StopDownload
 from scrapy.http.request import NO_CALLBACK
+from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from w3lib.url import safe_url_string
 
 from scrapy_robotsmeta._compat import ROBOTS_PARSED, download, send_signal
-from scrapy_robotsmeta.keys import DONT_OBEY_ROBOTSTXT, ROBOTSTXT_FETCH
+from scrapy_robotsmeta.keys import DONT_OBEY_ROBOTSTXT, ROBOTSTXT_FETCH, TDMREP_FETCH
 from scrapy_robotsmeta.robotparser import ScrapyRobotParser
 from scrapy_robotsmeta.robotstxt import MAX_BYTES, policy
 from scrapy_robotsmeta.robotstxt.body import (
@@ -37,6 +41,9 @@ from scrapy_robotsmeta.robotstxt.body import (
     decode,
 )
 from scrapy_robotsmeta.robotstxt.policy import Hop, Kind, Outcome
+from scrapy_robotsmeta.startup import tdmrep_consulted
+from scrapy_robotsmeta.tdmrepfetcher import TdmRepFetcher
+from scrapy_robotsmeta.usage.tdmrep import TdmFile
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -79,6 +86,8 @@ class RobotsTxtFetcher:
         self.meta_keys = tuple(dict.fromkeys([*ROUTING_META_KEYS, *extra_meta_keys]))
         self._received: dict[Request, int] = {}
         self._decodes_bodies: bool | None = None
+        #: Fetches tdmrep.json beside robots.txt when the crawl consults TDMRep.
+        self.tdmrep = TdmRepFetcher(self) if tdmrep_consulted(crawler.settings) else None
 
     async def fetch(
         self,
@@ -92,13 +101,22 @@ class RobotsTxtFetcher:
         routing meta keys the fetch takes. *fresh*: never answer from the HTTP cache (a retry,
         or a refresh after expiry). Never raises."""
         meta = {k: context.meta[k] for k in self.meta_keys if context and k in context.meta}
+        # Started first, so that both files are downloaded at the same time.
+        tdmrep = (
+            deferred_from_coro(self.tdmrep.fetch(origin, timeout, meta, fresh))
+            if self.tdmrep is not None
+            else None
+        )
         hops: list[Hop] = []
         try:
             outcome = await self._follow(origin, timeout, hops, meta, fresh)
         except Exception as exc:  # a fault here must not leave the origin waiting forever
             logger.exception("Error while fetching robots.txt of %s", origin)
             outcome = policy.from_exception(exc)
-        outcome = dataclasses.replace(outcome, hops=tuple(hops))
+        tdm_file: TdmFile | None = None
+        if tdmrep is not None:
+            tdm_file = await maybe_deferred_to_future(tdmrep)
+        outcome = dataclasses.replace(outcome, hops=tuple(hops), tdmrep=tdm_file)
         return policy.stamped(outcome, time.time()) if self.evidence else outcome
 
     async def _follow(
@@ -107,17 +125,7 @@ class RobotsTxtFetcher:
         url = origin.robots_url
         seen = {url}
         for _ in range(policy.MAX_REDIRECTS + 1):
-            request, response = await self._download(url, timeout, meta, fresh)
-            if (
-                not isinstance(response, Outcome)
-                and "cached" in response.flags
-                and policy.is_unavailable_status(response.status)
-            ):
-                # A replayed outage would keep the origin down for as long as the cache
-                # lasts: ask the site itself.
-                self.stats.inc_value("robotstxt/cached_unavailable_skipped")
-                fresh = True
-                request, response = await self._download(url, timeout, meta, fresh)
+            request, response, fresh = await self.download_fresh(url, timeout, meta, fresh)
             if self.responses is not None:
                 # Each hop's answer replaces the last: the fetch's final one stays.
                 self.responses.keep(origin, None if isinstance(response, Outcome) else response)
@@ -129,33 +137,59 @@ class RobotsTxtFetcher:
             self.stats.inc_value("robotstxt/response_count")
             self.stats.inc_value(f"robotstxt/response_status_count/{response.status}")
             if fresh and outcome.kind is not Kind.UNAVAILABLE:
-                self._store_in_http_cache(request, response)
+                self.store_in_http_cache(request, response)
             if outcome.kind is not Kind.REDIRECT:
                 if outcome.kind is Kind.RULES:
                     self._log_truncation(response, outcome)
                     await self._send_robots_parsed(outcome, request)
                 return outcome
             assert outcome.location is not None
-            url = safe_url_string(response.urljoin(outcome.location))
-            if not url.lower().startswith(_WEB_SCHEMES):
+            url, refused = self.redirect_target(response, outcome.location, seen, "robotstxt")
+            if refused:
                 # RFC 9309 §2.3.1.2 counts a robots.txt that cannot be reached by redirects as
                 # unavailable (4xx): nothing local is ever read on a site's say-so.
-                self.stats.inc_value("robotstxt/redirect_refused")
-                logger.info("robots.txt redirect to %s refused: not an http(s) URL", url)
-                return policy.allow_all(f"redirect to a non-HTTP URL ({url})")
-            if url in seen:
-                self.stats.inc_value("robotstxt/redirect_loop")
-                return policy.allow_all(f"redirect loop at {url}")
-            seen.add(url)
+                return policy.allow_all(refused)
         self.stats.inc_value("robotstxt/redirect_limit")
         return policy.allow_all(f"more than {policy.MAX_REDIRECTS} redirects")
 
-    async def _download(
-        self, url: str, timeout: float, meta: dict[str, Any], fresh: bool
+    def redirect_target(
+        self, response: Response, location: str, seen: set[str], stats: str
+    ) -> tuple[str, str]:
+        """The URL a redirect points to, and why it is not followed ("" when it is): not an
+        http(s) URL, or one seen before in this fetch. *stats*: the prefix of its stats."""
+        url = safe_url_string(response.urljoin(location))
+        if not url.lower().startswith(_WEB_SCHEMES):
+            self.stats.inc_value(f"{stats}/redirect_refused")
+            logger.info("%s redirect to %s refused: not an http(s) URL", response.url, url)
+            return url, f"redirect to a non-HTTP URL ({url})"
+        if url in seen:
+            self.stats.inc_value(f"{stats}/redirect_loop")
+            return url, f"redirect loop at {url}"
+        seen.add(url)
+        return url, ""
+
+    async def download_fresh(
+        self, url: str, timeout: float, meta: dict[str, Any], fresh: bool, stats: str = "robotstxt"
+    ) -> tuple[Request, Response | Outcome, bool]:
+        """One hop (see :meth:`download`), asked of the site itself when the HTTP cache replays
+        an unavailable answer; and whether the rest of the fetch must reach the site too."""
+        request, response = await self.download(url, timeout, meta, fresh, stats)
+        if isinstance(response, Outcome) or not (
+            "cached" in response.flags and policy.is_unavailable_status(response.status)
+        ):
+            return request, response, fresh
+        # A replayed outage would keep the origin down for as long as the cache lasts.
+        self.stats.inc_value(f"{stats}/cached_unavailable_skipped")
+        request, response = await self.download(url, timeout, meta, True, stats)
+        return request, response, True
+
+    async def download(
+        self, url: str, timeout: float, meta: dict[str, Any], fresh: bool, stats: str = "robotstxt"
     ) -> tuple[Request, Response | Outcome]:
-        """One hop: the response, or the outcome of a download that gave none."""
+        """One hop: the response, or the outcome of a download that gave none. *stats*: the
+        prefix of its stats (``robotstxt``, or TDMRep's)."""
         request = self._request(url, timeout, meta, fresh)
-        self.stats.inc_value("robotstxt/request_count")
+        self.stats.inc_value(f"{stats}/request_count")
         if not self._received:
             self.crawler.signals.connect(self._bytes_received, signals.bytes_received)
         self._received[request] = 0
@@ -166,10 +200,10 @@ class RobotsTxtFetcher:
             # built-in, treat robots.txt as missing.
             return request, policy.allow_all(f"robots.txt request ignored: {exc}")
         except UndecodableBody as exc:
-            self.stats.inc_value("robotstxt/undecodable")
+            self.stats.inc_value(f"{stats}/undecodable")
             return request, policy.unavailable(f"body not decodable ({exc})")
         except Exception as exc:
-            self.stats.inc_value(f"robotstxt/exception_count/{type(exc)}")
+            self.stats.inc_value(f"{stats}/exception_count/{type(exc)}")
             return request, policy.from_exception(exc)
         finally:
             del self._received[request]
@@ -183,7 +217,11 @@ class RobotsTxtFetcher:
             return
         received = self._received[request] = self._received[request] + len(data)
         if received > MAX_BYTES + TRANSFER_MARGIN:
-            self.stats.inc_value("robotstxt/download_stopped")
+            self.stats.inc_value(
+                "robotsmeta/tdmrep/download_stopped"
+                if request.meta.get(TDMREP_FETCH)
+                else "robotstxt/download_stopped"
+            )
             raise StopDownload(fail=False)
 
     def _request(self, url: str, timeout: float, meta: dict[str, Any], fresh: bool) -> Request:
@@ -248,7 +286,7 @@ class RobotsTxtFetcher:
                 self.crawler.signals, ROBOTS_PARSED, robotparser=parser, request=request
             )
 
-    def _store_in_http_cache(self, request: Request, response: Response) -> None:
+    def store_in_http_cache(self, request: Request, response: Response) -> None:
         """Store an answer fetched past the HTTP cache, so that an offline replay of the crawl
         still finds the site's latest robots.txt."""
         from scrapy.downloadermiddlewares.httpcache import HttpCacheMiddleware  # noqa: PLC0415

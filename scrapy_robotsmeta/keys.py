@@ -12,3 +12,9 @@ ROBOTSTXT_FETCH = "robotstxt_fetch"
 #: Carries, to the response, the references to the files that let its URL through, by kind
 #: (robots.txt; see :mod:`scrapy_robotsmeta.evidence`; set only when the crawl keeps evidence).
 EVIDENCE_META_KEY = "robotstxt_evidence"
+#: Marks a tdmrep.json request of this package (it carries ROBOTSTXT_FETCH too: it is shaped
+#: as robots.txt requests are).
+TDMREP_FETCH = "tdmrep_fetch"
+#: Carries, to the response, what its origin's tdmrep.json said of its URL when it was
+#: downloaded (a TdmReading; absent when TDMRep was not consulted for it).
+TDMREP_META_KEY = "tdmrep_file"

@@ -16,21 +16,30 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.evidence import ITEM_KEY, evidence_file, item_evidence
-from scrapy_robotsmeta.keys import DONT_OBEY_ROBOTSMETA, USAGE_META_KEY
+from scrapy_robotsmeta.keys import DONT_OBEY_ROBOTSMETA, TDMREP_META_KEY, USAGE_META_KEY
 from scrapy_robotsmeta.robotsmeta.directives import NO_RULES, Directives, read_rules
 from scrapy_robotsmeta.robotsmeta.page import (
     NofollowTargets,
     header_values,
-    meta_contents,
+    named_metas,
     read_usage_headers,
     rel_nofollow_urls,
+    robots_meta_names,
+    tdmrep_values,
 )
 from scrapy_robotsmeta.robotstxt.origin import origin_of
-from scrapy_robotsmeta.startup import check_settings, purposes
+from scrapy_robotsmeta.startup import check_settings, purposes, tdmrep_consulted
 from scrapy_robotsmeta.usage.preferences import (
     NO_PREFERENCES,
     Preferences,
     Statement,
+)
+from scrapy_robotsmeta.usage.tdmrep import (
+    META_NAMES,
+    NOT_CONSULTED_READING,
+    TdmReading,
+    page_reading,
+    value_ignored,
 )
 from scrapy_robotsmeta.useragent import CrawlerToken
 
@@ -97,6 +106,12 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
         self._drop_noindex = settings.getbool("ROBOTSMETA_DROP_NOINDEX")
         self._purposes = purposes(crawler.settings)
         self._evidence = evidence_file(settings) is not None
+        self._tdmrep = tdmrep_consulted(crawler.settings)
+        # A crawl for AI training keeps no page whose TDMRep reservation could not be read: a
+        # deliberate departure from the protocol, which counts such a site as not using it.
+        self._needs_reservation = self._tdmrep and bool(
+            {"ai_train", "ai_train_images"} & set(self._purposes)
+        )
         # (origin, use) pairs whose refusal was logged: once each, as the first item dropped.
         self._refusals_logged: set[tuple[str, str]] = set()
         self._names = CrawlerToken.from_settings(crawler.settings)
@@ -175,6 +190,9 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
             if refusal is not None:
                 self._drop_refused(response, refusal)
                 return None
+        if self._needs_reservation and usage.tdmrep is not None and usage.tdmrep.unknown:
+            self._drop_refused(response, None)
+            return None
         if self._item_field:
             value = directives.to_dict() | usage.to_dict()
             if self._evidence:
@@ -196,22 +214,52 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
     def _read(self, response: Response) -> tuple[Directives, Preferences]:
         """The page's directives and usage preferences."""
         recorded = _recorded_usage(response)
+        tdmrep = self._recorded_tdmrep(response)
         try:
             name = self._names.name_for_request(response.request)
-            reading = read_rules(header_values(response), meta_contents(response, name), name)
+            robots_names = robots_meta_names(name)
+            metas = named_metas(response, robots_names + (META_NAMES if self._tdmrep else ()))
+            robots_metas = [content for meta, content in metas if meta in robots_names]
+            reading = read_rules(header_values(response), robots_metas, name)
             header_usage = self._header_usage(response)
+            if self._tdmrep:
+                tdmrep = self._page_tdmrep(response, tdmrep, metas)
         except Exception:  # a page must never break the crawl; the traceback is for a bug report
             self._stats.inc_value("robotsmeta/read_error")
             logger.exception(
                 "Could not read the robots rules of %s; it counts as unrestricted, with only "
-                "the usage preferences of robots.txt",
+                "the usage preferences of robots.txt and tdmrep.json",
                 response,
             )
-            return NO_RULES, recorded
+            return NO_RULES, recorded + _tdmrep_preferences(tdmrep)
         for reason in reading.ignored:
             self._stats.inc_value("robotsmeta/rule_ignored")
             logger.debug("Ignored a robots rule of %s: %s", response, reason)
-        return reading.directives, recorded + header_usage + Preferences(reading.usage)
+        page_usage = header_usage + Preferences(reading.usage) + _tdmrep_preferences(tdmrep)
+        return reading.directives, recorded + page_usage
+
+    def _recorded_tdmrep(self, response: Response) -> TdmReading | None:
+        """What tdmrep.json said of the response's URL when it was downloaded; None when the
+        crawl does not consult TDMRep."""
+        if not self._tdmrep:
+            return None
+        request = response.request
+        recorded = request.meta.get(TDMREP_META_KEY) if request is not None else None
+        # No file reading: robots.txt was not checked for the request (ROBOTSTXT_OBEY off,
+        # dont_obey_robotstxt), so neither was tdmrep.json; its headers and metas still count.
+        return recorded if isinstance(recorded, TdmReading) else NOT_CONSULTED_READING
+
+    def _page_tdmrep(
+        self, response: Response, base: TdmReading | None, metas: list[tuple[str, str]]
+    ) -> TdmReading:
+        """*base* (the file's reading) superseded by the response's TDMRep headers and metas."""
+        headers, page_metas = tdmrep_values(response, metas)
+        for kind, (reservation, _) in (("header", headers), ("meta", page_metas)):
+            why = value_ignored(kind, reservation)
+            if why is not None:
+                self._stats.inc_value("robotsmeta/tdmrep/value_ignored")
+                logger.debug("Ignored a TDMRep value of %s: %s", response, why)
+        return page_reading(base or NOT_CONSULTED_READING, headers, page_metas)
 
     def _header_usage(self, response: Response) -> Preferences:
         reading = read_usage_headers(response)
@@ -220,14 +268,24 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
             logger.debug("Ignored part of a usage preference of %s: %s", response, reason)
         return Preferences(reading.statements) if reading.statements else NO_PREFERENCES
 
-    def _drop_refused(self, response: Response, refusal: Statement) -> None:
-        self._stats.inc_value(f"robotsmeta/item_dropped/{refusal.use}")
+    def _drop_refused(self, response: Response, refusal: Statement | None) -> None:
+        """Drop an item refused by *refusal*, or (None) whose TDMRep reservation is unknown."""
+        why = "tdmrep_unreadable" if refusal is None else refusal.use
+        self._stats.inc_value(f"robotsmeta/item_dropped/{why}")
         origin = origin_of(response.url)
-        key = (str(origin) if origin is not None else response.url, refusal.use)
+        key = (str(origin) if origin is not None else response.url, why)
         if key in self._refusals_logged:
-            logger.debug("Dropped an item of %s: %s", response, refusal)
+            logger.debug("Dropped an item of %s: %s", response, refusal or why)
             return
         self._refusals_logged.add(key)
+        if refusal is None:
+            logger.info(
+                "Dropping items of %(origin)s: its tdmrep.json could not be read and its "
+                "pages state no reservation, and this crawl trains AI (ROBOTSMETA_PURPOSE); "
+                "first one from %(response)s",
+                {"origin": key[0], "response": response},
+            )
+            return
         logger.info(
             "Dropping items of %(origin)s: it refuses %(use)s, a purpose of this crawl "
             "(ROBOTSMETA_PURPOSE), by %(source)s; first one from %(response)s",
@@ -275,6 +333,11 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
                 item_class.__qualname__,
                 problem,
             )
+
+
+def _tdmrep_preferences(reading: TdmReading | None) -> Preferences:
+    """The usage statements of a TDMRep reading, carrying the reading itself."""
+    return NO_PREFERENCES if reading is None else Preferences(reading.statements(), reading)
 
 
 def _recorded_usage(response: Response) -> Preferences:

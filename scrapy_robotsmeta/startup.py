@@ -27,6 +27,7 @@ from scrapy.utils.misc import load_object
 
 from scrapy_robotsmeta.defaults import DEFAULTS, PackageSettings
 from scrapy_robotsmeta.usage.preferences import use_named
+from scrapy_robotsmeta.usage.tdmrep import TDM_USES
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -43,6 +44,7 @@ STRICT = frozenset(
         "ROBOTSMETA_PURPOSE",
         "ROBOTSMETA_DROP_NOINDEX",
         "ROBOTSMETA_OBEY_REL_NOFOLLOW",
+        "ROBOTSMETA_TDMREP",
     }
 )
 #: Set on an exception once its refusal was logged: its traceback is then left out.
@@ -154,6 +156,26 @@ def purposes(settings: BaseSettings) -> tuple[str, ...]:
         refuse(f"ROBOTSMETA_PURPOSE: {exc}")
 
 
+def tdmrep_consulted(settings: BaseSettings) -> bool:
+    """Whether the crawl consults TDMRep: as ROBOTSMETA_TDMREP says, or when it is None, when
+    ROBOTSMETA_PURPOSE names a use a reservation speaks to (a purpose filter that ignored the
+    reservation European publishers chose would not do what its user asked). Never when
+    ROBOTSMETA_ENABLED is False: nothing would read it."""
+    package = PackageSettings(settings)
+    value = package.get("ROBOTSMETA_TDMREP")
+    if not package.getbool("ROBOTSMETA_ENABLED"):
+        return False  # the meta part reads it: without it, a fetched file would go unread
+    if value is None or value == "":
+        return any(use in TDM_USES for use in purposes(settings))
+    try:
+        return settings.getbool("ROBOTSMETA_TDMREP")
+    except ValueError:
+        refuse(
+            f"ROBOTSMETA_TDMREP is {value!r}: set it to True, False, or None (consulted when "
+            "ROBOTSMETA_PURPOSE names an AI use)"
+        )
+
+
 def check_start(crawler: Crawler) -> None:
     """Everything the package refuses to start with. The add-on checks it before Scrapy
     builds any component (Scrapy 2.13 turns an exception raised while it builds them into a
@@ -162,6 +184,7 @@ def check_start(crawler: Crawler) -> None:
     settings = crawler.settings
     if PackageSettings(settings).getbool("ROBOTSMETA_ENABLED"):
         purposes(settings)
+    tdmrep_consulted(settings)
     if not settings.getbool("ROBOTSTXT_OBEY"):
         return
     if not settings.getbool("TWISTED_REACTOR_ENABLED", True):

@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 
 from scrapy.exceptions import IgnoreRequest
 
-from scrapy_robotsmeta.keys import EVIDENCE_META_KEY, USAGE_META_KEY
+from scrapy_robotsmeta.keys import EVIDENCE_META_KEY, TDMREP_META_KEY, USAGE_META_KEY
 from scrapy_robotsmeta.robotstxt.state import Decision
+from scrapy_robotsmeta.usage.tdmrep import file_reading
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
@@ -56,6 +57,9 @@ class Verdicts:
         elif not state.rules.allowed(request.url, token):
             self._refuse(state, request, token)
         self._record_usage(state.rules, request, token)
+        if state.tdmrep is not None:
+            # As for robots.txt's preferences: the file as it is now, for the response.
+            request.meta[TDMREP_META_KEY] = file_reading(state.tdmrep, request.url)
 
     def _refuse(self, state: OriginState, request: Request, token: str) -> None:
         explanation = state.explain(request.url, token)

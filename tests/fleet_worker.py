@@ -10,6 +10,7 @@ from the processes' memory, since a killed process leaves nothing else behind:
 
 - ``DIRECTORY/site.log``: one ``time origin path status`` line per request the site received,
   written as the request arrives (the truth: what the site saw);
+- ``DIRECTORY/items-NAME.jsonl``: the items the worker exported, one per page;
 - ``DIRECTORY/worker-NAME.log``: ``opened LEASE_ID`` when the worker's crawl opens (the value
   its fetch leases carry in Redis), ``closed REASON`` at its end, and one ``EVENT URL`` line
   per step of a request through the worker: ``read`` (a start URL taken from Redis),
@@ -27,7 +28,8 @@ Origin 0 of the site is the one whose robots.txt fails: while ``DIRECTORY/hold``
 robots.txt requests are accepted and never answered (a slow fetch that holds the lease);
 while ``DIRECTORY/outage`` exists they get a 503; then a 200. Every robots.txt disallows
 ``/private/``; every page links to pages of its origin, a page of another origin and a private
-page.
+page. Every origin serves the same ``/.well-known/tdmrep.json`` (TDMRep), which a crawl reads
+only when it consults TDMRep: pages ``/p/1…`` reserved, the rest not.
 """
 
 from __future__ import annotations
@@ -48,6 +50,10 @@ from scrapy_redis.scheduler import Scheduler  # type: ignore[import-untyped,unus
 from scrapy_robotsmeta.storage import RedisStorage
 
 ROBOTS_TXT = b"User-agent: *\nDisallow: /private/\n"
+TDMREP_PATH = "/.well-known/tdmrep.json"
+TDMREP_JSON = json.dumps(
+    [{"location": "/p/1", "tdm-reservation": 1}, {"location": "/", "tdm-reservation": 0}]
+).encode()
 SPIDER = "fleet"
 START_URLS_KEY = f"{SPIDER}:start_urls"
 #: scrapy-redis's queue of the crawl (SCHEDULER_QUEUE_KEY's default).
@@ -124,7 +130,9 @@ def serve(directory: Path, origins_count: int, pages: int) -> None:
             if status == "hold":
                 return server.NOT_DONE_YET
             request.setResponseCode(int(status))
-            content_type = b"text/plain" if path == "/robots.txt" else b"text/html"
+            content_type = {"/robots.txt": b"text/plain", TDMREP_PATH: b"application/json"}.get(
+                path, b"text/html"
+            )
             request.setHeader(b"Content-Type", content_type + b"; charset=utf-8")
             return body
 
@@ -135,6 +143,8 @@ def serve(directory: Path, origins_count: int, pages: int) -> None:
                 if self.index == 0 and (directory / "outage").exists():
                     return "503", b"unavailable"
                 return "200", ROBOTS_TXT
+            if path == TDMREP_PATH:
+                return "200", TDMREP_JSON
             kind, _, number = path[1:].partition("/")
             if kind not in ("p", "private") or not number.isdigit() or int(number) >= pages:
                 return "404", b"not found"
@@ -233,6 +243,7 @@ def run_worker(directory: Path, name: str, redis_url: str, extra: dict[str, Any]
             return Request(data.decode(), callback=self.parse)
 
         def parse(self, response: Any, **kwargs: Any) -> Any:
+            yield {"url": response.url}
             for href in response.css("a::attr(href)").getall():
                 yield response.follow(href, callback=self.parse)
 
@@ -261,6 +272,8 @@ def run_worker(directory: Path, name: str, redis_url: str, extra: dict[str, Any]
         "ROBOTSTXT_REDIS_URL": redis_url,
         "FLEET_WORKER_LOG": log_path,
         "LOG_FILE": str(directory / f"worker-{name}.scrapy.log"),
+        # One item per page, with its robots field, in a file per worker.
+        "FEEDS": {str(directory / f"items-{name}.jsonl"): {"format": "jsonlines"}},
         **extra,
     }
     process = CrawlerProcess(settings)

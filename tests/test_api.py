@@ -58,3 +58,19 @@ def test_usage_preferences_are_public() -> None:
     preferences = rules.usage("http://example.com/", "mybot")
     assert isinstance(preferences, scrapy_robotsmeta.Preferences)
     assert preferences.allows("search") is True
+
+
+def test_the_tdmrep_reading_is_public() -> None:
+    """What usage_for() carries of TDMRep, from the package itself; its item keys follow the
+    usage keys."""
+    assert "TdmReading" in scrapy_robotsmeta.__all__
+    reading = scrapy_robotsmeta.TdmReading("read", True, "https://p.example/", "meta x")
+    preferences = scrapy_robotsmeta.Preferences(reading.statements(), reading)
+    assert preferences.tdmrep is reading
+    assert list(preferences.to_dict())[len(scrapy_robotsmeta.USES) :] == [
+        "tdm_reservation",
+        "tdm_policy",
+        "tdm_file",
+    ]
+    assert preferences.allows("ai_train") is False
+    assert preferences.allows("search") is None

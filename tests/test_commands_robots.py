@@ -387,3 +387,51 @@ async def test_usage_lines_and_headers_that_state_nothing_are_shown_with_why(
         "header Content-Signal: ai-train=maybe: ai-train: expected yes or no"
     ]
     assert report["page"]["usage"]["ai_train"] == {"allowed": None, "statements": []}
+
+
+def test_tdmrep_is_shown_by_source_with_its_precedence(demo: dict[str, str]) -> None:
+    """TDMRep: the tdmrep.json rule that matched (the first, with its policy), the headers and
+    the metas, then the reservation after the protocol's precedence; the command reads it even
+    where the project's crawl would not, and says so."""
+    url = f"{demo['publisher']}/journals/licensed.html"
+    status, report = scrapy_robots_json(url, cwd=EXAMPLE_PROJECT)
+    assert status == 0
+    assert report["page"]["tdmrep"] == {
+        "file": "read",
+        "file_reason": "",
+        "file_rule": "tdmrep.json rule 2 (location /)",
+        "file_reservation": True,
+        "headers": {"tdm-reservation": None, "tdm-policy": None},
+        "metas": {"tdm-reservation": "0", "tdm-policy": None},
+        "tdm_reservation": False,
+        "tdm_policy": None,
+        "tdm_file": "read",
+        "source": "meta tdm-reservation: 0",
+        "policy_source": "tdmrep.json rule 2 (location /)",
+    }
+    assert report["page"]["usage"]["ai_train"]["statements"] == [
+        {"allowed": True, "source": "meta tdm-reservation: 0"}
+    ]
+    status, text = scrapy_robots(f"{demo['publisher']}/journals/article.html", cwd=EXAMPLE_PROJECT)
+    lines = text.splitlines()
+    policy = f"{demo['publisher']}/tdm-policy.json"
+    assert (
+        "    tdmrep.json         read: tdmrep.json rule 2 (location /): tdm-reservation true, "
+        f"tdm-policy {policy}"
+    ) in lines
+    assert "    header              none" in lines
+    assert "    tdm_reservation     true   by tdmrep.json rule 2 (location /)" in lines
+    assert f'    tdm_policy          "{policy}" by tdmrep.json rule 2 (location /)' in lines
+
+
+@deferred_f_from_coro_f
+async def test_tdmrep_outside_a_project_is_read_with_a_note(site: Site) -> None:
+    """Without a purpose the crawl would not consult TDMRep: the command reads it and notes
+    that; an absent file is said with its answer, a header supersedes it."""
+    site.add({"/page": with_headers(html("p"), ("tdm-reservation", "1"))})
+    status, report = await scrapy_robots_async(site.url("/page"))
+    assert status == 0
+    tdmrep = report["page"]["tdmrep"]
+    assert (tdmrep["file"], tdmrep["file_reason"]) == ("absent", "HTTP 404")
+    assert (tdmrep["tdm_reservation"], tdmrep["source"]) == (True, "header tdm-reservation: 1")
+    assert any("a crawl with these settings does not consult it" in n for n in report["notes"])

@@ -56,14 +56,15 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
 
 def test_summary_counts(demo: Demo) -> None:
     for expected in (
-        "Pages fetched               17",
+        "Pages fetched               21",
         "Refused by robots.txt       3  (2 by its rules, 1 because it was unavailable)",
         "Dropped by meta nofollow    1",
-        "Items                       17",
-        "  robots.index              true 15, false 2",
-        "  robots.snippet            true 16, false 1",
-        "  robots.max_image_preview  large 15, standard 1, none 1",
-        "  robots.ai_train           null 12, false 4, true 1",
+        "Items                       21",
+        "  robots.index              true 19, false 2",
+        "  robots.snippet            true 20, false 1",
+        "  robots.max_image_preview  large 19, standard 1, none 1",
+        "  robots.ai_train           null 12, false 6, true 3",
+        "  robots.tdm_reservation    null 17, true 2, false 2",
     ):
         assert expected in demo.summary_lines
 
@@ -75,11 +76,44 @@ def test_summary_tells_how_robots_txt_applied_per_origin(demo: Demo) -> None:
     assert per_origin["no_robots"].endswith("  404: allow all (HTTP 404)")
     assert per_origin["flaky"].endswith("  503 503 503 200: rules (HTTP 200)")
     assert per_origin["down"].endswith(": unavailable, complete disallow (gave up after HTTP 503)")
+    assert per_origin["publisher"].endswith("  200: rules (HTTP 200)")
+
+
+def test_summary_tells_what_each_origins_tdmrep_json_is(demo: Demo) -> None:
+    start = demo.summary_lines.index("tdmrep.json per origin (TDMRep; answers: what the file is)")
+    files = dict(line.split(None, 1) for line in demo.summary_lines[start + 1 : start + 7])
+    assert files["publisher"] == "200: read"
+    assert files["main"] == "404: absent"
+    # Fetched with robots.txt, each of its tries: the given-up origin kept none.
+    assert files["down"].endswith(": none kept: robots.txt never answered")
+
+
+def test_jsonl_items_carry_the_tdmrep_reservation_of_the_publisher(demo: Demo) -> None:
+    """TDMRep: the first matching rule of tdmrep.json, a meta superseding it; a reservation
+    refuses AI training and input, not search; other origins have no file."""
+    publisher = demo.item("/journals/article.html")["robots"]
+    policy_url = demo.item("/journals/article.html")["url"].replace(
+        "/journals/article.html", "/tdm-policy.json"
+    )
+    assert (publisher["tdm_reservation"], publisher["tdm_policy"]) == (True, policy_url)
+    assert (publisher["ai_train"], publisher["ai_input"], publisher["search"]) == (
+        False,
+        False,
+        None,
+    )
+    open_access = demo.item("/open-access/article.html")["robots"]
+    assert (open_access["tdm_reservation"], open_access["ai_train"]) == (False, True)
+    licensed = demo.item("/journals/licensed.html")["robots"]
+    assert (licensed["tdm_reservation"], licensed["tdm_policy"]) == (False, None)
+    about = demo.item("/about.html")["robots"]
+    assert (about["tdm_reservation"], about["tdm_file"]) == (None, "absent")
+    row = demo.row("/journals/article.html")
+    assert (row["robots.tdm_reservation"], row["robots.tdm_file"]) == ("True", "read")
 
 
 def test_pages_refused_or_dropped_are_not_exported(demo: Demo) -> None:
     paths = sorted(urlsplit(item["url"]).path for item in demo.items)
-    assert paths.count("/") == 4  # main, signals, no_robots, flaky; down was never fetched
+    assert paths.count("/") == 5  # main, signals, no_robots, flaky, publisher; not down
     for path in ("/drafts/wip.html", "/admin/", "/hidden.html"):
         assert path not in paths
     assert "/drafts/published.html" in paths

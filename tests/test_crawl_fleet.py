@@ -5,10 +5,12 @@ whose robots.txt fails. Everything asserted is read from the site's request log.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
+from urllib.parse import urlsplit
 
-from tests.fleet_worker import Fleet, wait_until
+from tests.fleet_worker import TDMREP_PATH, Fleet, wait_until
 
 ORIGINS = 3
 PAGES = 20
@@ -94,3 +96,38 @@ def test_parked_requests_survive_a_worker_killed_holding_the_lease_and_one_stopp
     first_page = next(i for i, hit in enumerate(hits) if hit.url.startswith(f"{failing}/p/"))
     assert first_page > recovered_at
     assert "request(s) dropped" not in stopped_log
+
+
+def test_tdmrep_json_is_fetched_once_per_origin_for_the_whole_fleet(
+    tmp_path: Path, redis_url: str
+) -> None:
+    """TDMRep's well-known file travels with robots.txt through RedisStorage: three workers
+    crawl three origins, and each origin's tdmrep.json is requested once for the fleet in the
+    cache lifetime, each before any page of its origin; every worker's items carry what it
+    says, those of workers that adopted the state from Redis too."""
+    with Fleet(tmp_path, redis_url, ROBOTSMETA_TDMREP=True) as fleet:
+        origins = fleet.start_site(ORIGINS, PAGES, hold=False, outage=False)
+        allowed = fleet.allowed_pages()
+        fleet.seed([f"{origin}/p/{i}" for i in range(PAGES) for origin in origins])
+        for name in ("w1", "w2", "w3"):
+            fleet.start_worker(name)
+        fleet.wait_opened("w1", "w2", "w3")
+        fleet.finish(timeout=40)
+        hits = fleet.hits()
+        exports = [path.read_text().splitlines() for path in tmp_path.glob("items-*.jsonl")]
+        items = [json.loads(line) for lines in exports for line in lines]
+    assert allowed <= {hit.url for hit in hits}
+    assert {item["url"] for item in items} == allowed
+    for item in items:
+        reserved = urlsplit(item["url"]).path.startswith("/p/1")
+        assert item["robots"]["tdm_reservation"] is reserved, item
+        assert item["robots"]["tdm_file"] == "read"
+    # More than one worker crawled: those that did not fetch a file read it from Redis.
+    assert len([lines for lines in exports if lines]) > 1
+    fetched = Counter(hit.origin for hit in hits if hit.path == TDMREP_PATH)
+    assert fetched == Counter(origins)
+    assert Counter(hit.origin for hit in hits if hit.path == "/robots.txt") == Counter(origins)
+    for origin in origins:
+        file_at = next(i for i, hit in enumerate(hits) if hit.url == origin + TDMREP_PATH)
+        first_page = next(i for i, hit in enumerate(hits) if hit.url.startswith(f"{origin}/p/"))
+        assert first_page > file_at

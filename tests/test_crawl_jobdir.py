@@ -372,3 +372,22 @@ async def test_an_outage_resumed_is_retried_before_it_is_given_up(
     assert after.stat("robotstxt/unavailable_dropped") == 3
     assert "unavailable for 1 s (last: HTTP 503); giving up" in caplog.text
     assert paths(site, "/p/") == []
+
+
+@deferred_f_from_coro_f
+async def test_the_tdmrep_file_of_an_earlier_run_is_kept_with_its_state(
+    site: Site, tmp_path: Path
+) -> None:
+    """TDMRep's tdmrep.json lives in the origin's state: a resumed crawl reads it from JOBDIR
+    and asks the site for neither file again, and its items still carry the reservation."""
+    urls = pages_site(site, 2, ALLOW_ALL)
+    site.add({"/.well-known/tdmrep.json": static('[{"location": "/p/1", "tdm-reservation": 1}]')})
+    settings = {"JOBDIR": str(tmp_path), "ROBOTSMETA_TDMREP": True}
+    first = await crawl(urls[:1], settings, ListSpider)
+    assert [item["robots"]["tdm_reservation"] for item in first.items] == [None]
+    after = await crawl(urls[1:], settings, ListSpider)
+    assert site.hits["/.well-known/tdmrep.json"] == 1
+    assert site.hits["/robots.txt"] == 1
+    assert [(i["robots"]["tdm_reservation"], i["robots"]["tdm_file"]) for i in after.items] == [
+        (True, "read")
+    ]

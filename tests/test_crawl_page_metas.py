@@ -23,11 +23,12 @@ from twisted.python.failure import Failure
 
 from scrapy_robotsmeta import USES, Directives, directives_for, usage_for
 from scrapy_robotsmeta.testing import Site, html, links_page, static, with_headers
+from scrapy_robotsmeta.usage.preferences import TDMREP_NOT_CONSULTED
 from tests.crawl import crawl
 
 NOFOLLOW = "robotsmeta/request_dropped/nofollow"
 REL_NOFOLLOW = "robotsmeta/request_dropped/rel_nofollow"
-UNRESTRICTED = Directives().to_dict() | dict.fromkeys(USES)
+UNRESTRICTED = Directives().to_dict() | dict.fromkeys(USES) | TDMREP_NOT_CONSULTED
 
 
 def meta(content: str, name: str = "robots") -> str:
@@ -190,6 +191,9 @@ async def test_item_field_in_a_json_lines_feed(site: Site, tmp_path: Path) -> No
         "ai_train": None,
         "ai_use": None,
         "ai_train_images": None,
+        "tdm_reservation": None,
+        "tdm_policy": None,
+        "tdm_file": "not_consulted",
     }
     assert by_url[site.url("/a")]["robots"] == UNRESTRICTED
 

@@ -11,14 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from scrapy import Request
-from scrapy.utils.defer import deferred_f_from_coro_f, maybe_deferred_to_future
-from twisted.web import http, proxy, server
+from scrapy.utils.defer import deferred_f_from_coro_f
+from twisted.web import server
 
 from scrapy_robotsmeta.robotstxt import MAX_BYTES
-from scrapy_robotsmeta.testing import Site, html, installed_reactor, sequence, static
+from scrapy_robotsmeta.testing import Site, html, sequence, static
 from tests.compression import BOMB_SIZE, ENCODINGS, bomb, module
 from tests.crawl import ListSpider, crawl
+from tests.proxy import ProxiedSpider, logging_proxy
 from tests.rules import padded
 
 RULES = "User-agent: *\nDisallow: /private\n"
@@ -212,41 +212,14 @@ async def test_a_50_mb_robots_txt_is_downloaded_to_500_kib_only(site: Site) -> N
 # -- Proxies ----------------------------------------------------------------------------------
 
 
-class LoggingProxyRequest(proxy.ProxyRequest):
-    seen: list[str]
-
-    def process(self) -> None:
-        type(self).seen.append(self.uri.decode())
-        super().process()
-
-
 @deferred_f_from_coro_f
 async def test_robots_txt_goes_through_the_requests_proxy(site: Site) -> None:
     """The robots.txt request takes the routing meta keys of the request that needed it: a
     site reachable only through a proxy has its robots.txt fetched through it too."""
-    LoggingProxyRequest.seen = []
-
-    class LoggingProxy(proxy.Proxy):
-        requestFactory = LoggingProxyRequest
-
-    factory = http.HTTPFactory()
-    factory.protocol = LoggingProxy  # type: ignore[method-assign,assignment]
-    port: Any = installed_reactor().listenTCP(0, factory, interface="127.0.0.1")
-    try:
-        proxy_url = f"http://127.0.0.1:{port.getHost().port}"
-        urls = pages(site, static(RULES))
-
-        class ProxiedSpider(ListSpider):
-            name = "proxied"
-
-            async def start(self) -> Any:
-                for url in self.start_urls:
-                    yield Request(url, callback=self.parse_page, meta={"proxy": proxy_url})
-
-        await crawl(urls, {}, ProxiedSpider)
-    finally:
-        await maybe_deferred_to_future(port.stopListening())
-    assert site.url("/robots.txt") in LoggingProxyRequest.seen
+    urls = pages(site, static(RULES))
+    async with logging_proxy() as (proxy_url, seen):
+        await crawl(urls, {}, ProxiedSpider, proxy_url=proxy_url)
+    assert site.url("/robots.txt") in seen
     assert site.hits["/private"] == 0
     assert page_hits(site) == 5
 

@@ -16,7 +16,10 @@ from scrapy_robotsmeta.robotsmeta.page import (
     header_values,
     is_html,
     meta_contents,
+    named_metas,
     rel_nofollow_urls,
+    robots_meta_names,
+    tdmrep_values,
 )
 
 TOKEN = "testbot"
@@ -484,3 +487,49 @@ def test_any_body_and_header_read_without_error(body: str, header: bytes) -> Non
     response = page(body, headers={"X-Robots-Tag": header.decode("latin-1")})
     assert all(isinstance(content, str) for content in meta_contents(response, TOKEN))
     assert all(isinstance(url, str) for url in rel_nofollow_urls(response))
+
+
+# -- metas of several vocabularies in one parse, and TDMRep's values ----------------------------
+
+
+def test_named_metas_gives_each_name_lowercased_in_document_order() -> None:
+    response = in_body(
+        '<meta name="TDM-Reservation" content="1"><meta name="robots" content="noindex">'
+        '<meta name=" tdm-policy " content="https://p/"><meta name="other" content="x">'
+    )
+    names = (*robots_meta_names(TOKEN), "tdm-reservation", "tdm-policy")
+    assert named_metas(response, names) == [
+        ("tdm-reservation", "1"),
+        ("robots", "noindex"),
+        ("tdm-policy", "https://p/"),
+    ]
+    assert meta_contents(response, TOKEN) == ["noindex"]
+    assert robots_meta_names("") == ("robots",)
+
+
+def test_tdmrep_values_take_each_first_header_and_meta() -> None:
+    """TDMRep names one value per header and meta: a repeated one counts by its first."""
+    response = page(
+        '<meta name="tdm-reservation" content="0"><meta name="tdm-reservation" content="1">',
+        headers={"tdm-reservation": ["1", "0"], "tdm-policy": "https://h/"},
+    )
+    metas = named_metas(response, ("tdm-reservation", "tdm-policy"))
+    assert tdmrep_values(response, metas) == (("1", "https://h/"), ("0", None))
+    plain = page("<p>none</p>")
+    assert tdmrep_values(plain, named_metas(plain, ("tdm-reservation",))) == (
+        (None, None),
+        (None, None),
+    )
+
+
+def test_metas_of_names_sharing_a_prefix_are_found_however_deep() -> None:
+    """The page is searched once for ``tdm-`` for both TDMRep names: a meta of either, early or
+    late in a long page, is found, and a long page without one is parsed no further than its
+    other metas need."""
+    text = "<p>" + "words " * 3000 + "</p>"
+    late = in_body(text + '<meta name="tdm-policy" content="https://p/">' + text)
+    early = page('<head><meta name="tdm-reservation" content="1"></head><body>' + text)
+    names = ("robots", "tdm-reservation", "tdm-policy")
+    assert named_metas(late, names) == [("tdm-policy", "https://p/")]
+    assert named_metas(early, names) == [("tdm-reservation", "1")]
+    assert named_metas(in_body(text + "tdm-"), names) == []

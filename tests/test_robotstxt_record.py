@@ -7,6 +7,7 @@ import dataclasses
 import struct
 import zlib
 from collections.abc import Iterator
+from dataclasses import replace
 
 import pytest
 
@@ -29,6 +30,7 @@ from scrapy_robotsmeta.robotstxt.state import (
     OriginState,
     Timing,
 )
+from scrapy_robotsmeta.usage.tdmrep import parse_file as parse_tdmrep
 from tests.shared import CORPUS
 
 ORIGIN = Origin("https", "example.com", 443)
@@ -269,3 +271,18 @@ def test_a_record_of_the_version_before_evidence_is_not_read() -> None:
     record = bytearray(pack(fetched(allow_all("HTTP 404"))))
     record[0] = 4 << 4 | record[0] & 0x0F
     assert unpack(ORIGIN, bytes(record)) is None
+
+
+def test_an_origins_tdmrep_file_comes_back_from_its_record() -> None:
+    """The cache's records (memory, disk tier, JOBDIR) keep the tdmrep.json fetched with
+    robots.txt: an origin read back is not fetched again for it."""
+    tdm_file = parse_tdmrep(b'[{"location": "/*.pdf$", "tdm-reservation": 1}]')
+    state = fetched(replace(from_response(200, b"User-agent: *\nAllow: /\n"), tdmrep=tdm_file))
+    back = unpack(ORIGIN, pack(state))
+    assert back is not None
+    assert back.tdmrep is not None
+    assert back.tdmrep.rule_for("https://example.com/a.pdf") == tdm_file.rules[0]
+    assert back.tdmrep.rule_for("https://example.com/a.pdf.html") is None
+    plain = unpack(ORIGIN, pack(fetched(allow_all("HTTP 404"))))
+    assert plain is not None
+    assert plain.tdmrep is None

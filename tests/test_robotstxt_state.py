@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
@@ -29,6 +30,8 @@ from scrapy_robotsmeta.robotstxt.state import (
     shift_times,
     unreadable,
 )
+from scrapy_robotsmeta.usage.tdmrep import parse_file
+from scrapy_robotsmeta.usage.tdmrep import unreadable as tdm_unreadable
 
 TIMING = Timing()
 RULES = from_response(200, b"User-agent: *\nDisallow: /x\n")
@@ -309,3 +312,59 @@ def test_the_fetch_in_force_survives_a_snapshot_and_keeps_its_wall_clock_time() 
     other = fresh()
     other.adopt(snapshot, b"User-agent: *\nDisallow: /x\n")
     assert other.fetched == state.fetched
+
+
+# -- TDMRep: the origin's tdmrep.json, fetched with robots.txt ---------------------------------
+
+TDM_FILE = parse_file(b'[{"location": "/x", "tdm-reservation": 1, "tdm-policy": "https://p/"}]')
+
+
+def test_the_tdmrep_file_is_kept_with_the_rules_and_shared_in_a_snapshot() -> None:
+    """A snapshot carries the origin's tdmrep.json as JSON data: another process adopting it
+    reads the same rule for a URL; an origin fetched without TDMRep says it was not consulted
+    (None), which is not an empty file."""
+    source = fetched(replace(RULES, tdmrep=TDM_FILE), now=5.0)
+    assert source.tdmrep == TDM_FILE
+    snapshot = json.loads(json.dumps(source.snapshot()))
+    assert unreadable(snapshot) is None
+    copy = fresh()
+    copy.adopt(snapshot, b"User-agent: *\nDisallow: /x\n")
+    assert copy.tdmrep is not None
+    assert copy.tdmrep.rule_for("http://example.com/x/1") == TDM_FILE.rules[0]
+    assert same_snapshot(copy.snapshot(), source.snapshot())
+    assert fetched(RULES).snapshot()["tdmrep"] is None
+    assert not same_snapshot(
+        fetched(RULES).snapshot(), fetched(replace(RULES, tdmrep=TDM_FILE)).snapshot()
+    )
+
+
+def test_a_tdmrep_failure_leaves_robots_txt_ready() -> None:
+    """An unreadable tdmrep.json is no robots.txt outage: the rules apply at once. It is
+    fetched again within ROBOTSTXT_UNAVAILABLE_TIMEOUT rather than the cache's lifetime, its
+    pages' reservation being unknown meanwhile."""
+    state = fresh()
+    state.start_fetch(0.0, TIMING)
+    change = state.apply(replace(RULES, tdmrep=tdm_unreadable("HTTP 503")), 0.0, TIMING)
+    assert change is Change.READY
+    assert state.decide(1.0) is Decision.RULES
+    assert state.expires_at == TIMING.unavailable_timeout
+    assert fetched(replace(RULES, tdmrep=TDM_FILE)).expires_at == TIMING.expiration
+
+
+def test_a_robots_txt_outage_keeps_the_tdmrep_file_of_the_cached_copy() -> None:
+    """RFC 9309 §2.4's cached copy while robots.txt is unreachable: its tdmrep.json with it."""
+    state = fetched(replace(RULES, tdmrep=TDM_FILE))
+    expired = TIMING.expiration + 1
+    state.start_fetch(expired, TIMING)
+    state.apply(
+        replace(unavailable("HTTP 503"), tdmrep=tdm_unreadable("HTTP 503")), expired, TIMING
+    )
+    assert state.tdmrep == TDM_FILE
+
+
+@pytest.mark.parametrize(
+    "damaged", [["read", "", [[1, "/", 2, None]]], ["lost", "", []], "read", [None, "", []]]
+)
+def test_a_damaged_tdmrep_file_in_a_snapshot_is_unreadable(damaged: object) -> None:
+    snapshot = {**fetched(replace(RULES, tdmrep=TDM_FILE)).snapshot(), "tdmrep": damaged}
+    assert unreadable(snapshot) == f"'tdmrep' is {damaged!r}"

@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scrapy_robotsmeta import USES, Preferences, RobotsTxt, Statement
+from scrapy_robotsmeta.usage.preferences import TDMREP_NOT_CONSULTED
 from tests.rules import BASE, UA, allows, parse
 
 # draft-ietf-aipref-attach-05, Figure 2.
@@ -50,9 +51,9 @@ def _usage(rules: RobotsTxt, path: str, agent: str = UA) -> dict[str, bool | Non
     return rules.usage(BASE + path, agent).to_dict()
 
 
-def _expect(**uses: bool) -> dict[str, bool | None]:
-    """Every use None but those given."""
-    return {use: uses.get(use) for use in USES}
+def _expect(**uses: bool) -> dict[str, bool | str | None]:
+    """Every use None but those given; TDMRep not consulted."""
+    return {use: uses.get(use) for use in USES} | TDMREP_NOT_CONSULTED
 
 
 def _sources(rules: RobotsTxt, path: str, agent: str = UA) -> list[str]:

@@ -37,22 +37,32 @@ FIELD_TYPES: dict[str, type | tuple[type, ...]] = {
     "indexifembedded": bool,
     "unavailable_after": (str, type(None)),
     **dict.fromkeys(USES, (bool, type(None))),
+    "tdm_reservation": (bool, type(None)),
+    "tdm_policy": (str, type(None)),
+    "tdm_file": str,
 }
 
 
-def middleware(rel_nofollow: bool = False) -> tuple[RobotsMetaMiddleware, StatsCollector]:
+def middleware(
+    rel_nofollow: bool = False, tdmrep: bool = False
+) -> tuple[RobotsMetaMiddleware, StatsCollector]:
     crawler = get_crawler(
-        Spider, {"USER_AGENT": "TestBot/1.0", "ROBOTSMETA_OBEY_REL_NOFOLLOW": rel_nofollow}
+        Spider,
+        {
+            "USER_AGENT": "TestBot/1.0",
+            "ROBOTSMETA_OBEY_REL_NOFOLLOW": rel_nofollow,
+            "ROBOTSMETA_TDMREP": tdmrep,
+        },
     )
     assert crawler.stats is not None
     return RobotsMetaMiddleware(crawler), crawler.stats
 
 
 def through(
-    response: Response, rel_nofollow: bool = False
+    response: Response, rel_nofollow: bool = False, tdmrep: bool = False
 ) -> tuple[dict[str, Any], list[Any], StatsCollector]:
     """Run a callback's output (one item, two links) through the middleware, as Scrapy does."""
-    mw, stats = middleware(rel_nofollow)
+    mw, stats = middleware(rel_nofollow, tdmrep)
     mw.process_spider_input(response)
     item: dict[str, Any] = {"url": response.url}
     outputs = [item, Request(URL + "?next"), Request("http://example.com/a")]
@@ -62,8 +72,10 @@ def through(
     return item, passed, stats
 
 
-def assert_read_cleanly(response: Response, rel_nofollow: bool = False) -> dict[str, Any]:
-    item, passed, stats = through(response, rel_nofollow)
+def assert_read_cleanly(
+    response: Response, rel_nofollow: bool = False, tdmrep: bool = False
+) -> dict[str, Any]:
+    item, passed, stats = through(response, rel_nofollow, tdmrep)
     assert stats.get_value("robotsmeta/read_error") is None  # the last-resort guard never ran
     robots: dict[str, Any] = item["robots"]
     assert set(robots) == set(FIELD_TYPES)
@@ -99,6 +111,9 @@ _MARKUP = st.lists(
         [
             "<meta",
             ' name="robots"',
+            ' name="tdm-reservation"',
+            " name=TDM-Policy",
+            ' content="1"',
             " name=testbot",
             " content=",
             '"noindex, nofollow"',
@@ -137,6 +152,7 @@ _HEADER_VALUES = st.lists(
     usage_values=_HEADER_VALUES,
     cls=st.sampled_from([HtmlResponse, TextResponse, XmlResponse, Response]),
     rel_nofollow=st.booleans(),
+    tdmrep=st.booleans(),
 )
 def test_any_response_is_read_cleanly(  # noqa: PLR0917 - hypothesis passes them by name
     body: bytes,
@@ -145,13 +161,18 @@ def test_any_response_is_read_cleanly(  # noqa: PLR0917 - hypothesis passes them
     usage_values: list[bytes],
     cls: type[Response],
     rel_nofollow: bool,
+    tdmrep: bool,
 ) -> None:
-    """Any X-Robots-Tag, Content-Usage and Content-Signal values, any body."""
+    """Any X-Robots-Tag, Content-Usage, Content-Signal and TDMRep values, any body."""
     headers: dict[bytes, Any] = {b"X-Robots-Tag": header_values}
     headers[b"Content-Usage"] = headers[b"Content-Signal"] = usage_values
+    headers[b"tdm-reservation"] = headers[b"tdm-policy"] = usage_values
     if content_type is not None:
         headers[b"Content-Type"] = content_type
-    assert_read_cleanly(cls(URL, body=body, headers=headers), rel_nofollow)
+    robots = assert_read_cleanly(cls(URL, body=body, headers=headers), rel_nofollow, tdmrep)
+    assert robots["tdm_file"] == "not_consulted"  # no robots.txt check recorded a file
+    if not tdmrep:
+        assert robots["tdm_reservation"] is None
 
 
 @pytest.mark.parametrize("base", ["a://[", "http://[::1"])
@@ -303,3 +324,33 @@ def test_async_output_is_judged_as_the_sync_one() -> None:
     assert synchronous[0].count("http://example.com/c") == 3
     assert "http://example.com/a" not in synchronous[0]
     assert synchronous[1].count("http://example.com/a") == 1
+
+
+# --------------------------------------------------------------------------------------------
+# TDMRep
+# --------------------------------------------------------------------------------------------
+
+
+def test_tdmrep_headers_and_metas_are_read_only_when_consulted() -> None:
+    """TDMRep's header and meta, the meta superseding the header; nothing read when TDMRep is
+    not consulted (the item then says so, not "no reservation")."""
+    response = html_response(
+        '<meta name="TDM-Reservation" content="0"><meta name="tdm-policy" content=" https://p/ ">',
+        **{"tdm-reservation": "1"},
+    )
+    robots = assert_read_cleanly(response, tdmrep=True)
+    assert (robots["tdm_reservation"], robots["tdm_file"]) == (False, "not_consulted")
+    assert robots["ai_train"] is True
+    usage = usage_for(response)
+    assert usage is not None
+    assert usage.tdmrep is not None
+    assert usage.tdmrep.source == "meta tdm-reservation: 0"
+    assert usage.tdmrep.policy == "https://p/"
+    off = html_response('<meta name="tdm-reservation" content="1">')
+    robots = assert_read_cleanly(off)
+    assert (robots["tdm_reservation"], robots["ai_train"]) == (None, None)
+
+
+def test_a_tdmrep_meta_inside_a_template_does_not_count() -> None:
+    response = html_response('<template><meta name="tdm-reservation" content="1"></template>')
+    assert assert_read_cleanly(response, tdmrep=True)["tdm_reservation"] is None

@@ -18,6 +18,7 @@ from scrapy_robotsmeta.startup import (
     closest_name,
     known_names,
     refuse,
+    tdmrep_consulted,
     unknown_names,
 )
 
@@ -92,6 +93,8 @@ def test_a_refusal_is_one_error_line_and_its_traceback_is_left_out(
             "Scrapy's RobotsTxtMiddleware is enabled beside",
         ),
         ({"ROBOTSTXT_OBAY": True}, "rename it ROBOTSTXT_OBEY"),
+        ({"ROBOTSMETA_TDMREP": "maybe"}, "ROBOTSMETA_TDMREP is 'maybe': set it to True, False"),
+        ({"ROBOTSMETA_TDMRPE": True}, "rename it ROBOTSMETA_TDMREP"),
     ],
 )
 def test_refused_at_start(settings: dict[str, object], refused: str) -> None:
@@ -104,3 +107,29 @@ def test_the_builtin_disabled_by_hand_starts() -> None:
     builtin = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
     mws = {builtin: None, "scrapy_robotsmeta.RobotsTxtMiddleware": 100}
     check_start(get_crawler(Spider, {"ROBOTSTXT_OBEY": True, "DOWNLOADER_MIDDLEWARES": mws}))
+
+
+@pytest.mark.parametrize(
+    ("settings", "consulted"),
+    [
+        ({}, False),
+        ({"ROBOTSMETA_PURPOSE": "search"}, False),
+        ({"ROBOTSMETA_PURPOSE": "ai-train"}, True),
+        ({"ROBOTSMETA_PURPOSE": ["search", "ai_input"]}, True),
+        ({"ROBOTSMETA_PURPOSE": "ai-use"}, True),
+        ({"ROBOTSMETA_PURPOSE": "ai-train-images"}, True),
+        ({"ROBOTSMETA_PURPOSE": "ai-train", "ROBOTSMETA_TDMREP": False}, False),
+        ({"ROBOTSMETA_PURPOSE": "ai-train", "ROBOTSMETA_TDMREP": "False"}, False),
+        ({"ROBOTSMETA_TDMREP": True}, True),
+        ({"ROBOTSMETA_TDMREP": "1"}, True),
+        ({"ROBOTSMETA_PURPOSE": "ai-train", "ROBOTSMETA_TDMREP": None}, True),
+        ({"ROBOTSMETA_TDMREP": True, "ROBOTSMETA_ENABLED": False}, False),
+    ],
+)
+def test_tdmrep_is_consulted_by_purpose_unless_the_setting_says(
+    settings: dict[str, object], consulted: bool
+) -> None:
+    """None (the default): consulted when the crawl's purpose is a use a reservation speaks
+    to (every AI use, not search); True or False whatever the purpose; never without the meta
+    part, which reads it."""
+    assert tdmrep_consulted(Settings(settings)) is consulted

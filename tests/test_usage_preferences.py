@@ -17,6 +17,7 @@ from scrapy.utils.request import request_from_dict
 
 from scrapy_robotsmeta.usage.preferences import (
     NO_PREFERENCES,
+    TDMREP_NOT_CONSULTED,
     USES,
     Preferences,
     Statement,
@@ -108,29 +109,35 @@ def test_no_refusal() -> None:
 
 
 def test_to_dict_empty_has_every_use() -> None:
-    """Every use is a key, in USES order, None when nothing was said."""
+    """Every use is a key, in USES order, None when nothing was said; then the TDMRep keys,
+    saying it was not consulted (not "no reservation": tdm_file tells the two apart)."""
     result = NO_PREFERENCES.to_dict()
-    assert list(result) == list(USES)
-    assert set(result.values()) == {None}
+    assert list(result) == [*USES, "tdm_reservation", "tdm_policy", "tdm_file"]
+    assert result == dict.fromkeys(USES) | {
+        "tdm_reservation": None,
+        "tdm_policy": None,
+        "tdm_file": "not_consulted",
+    }
 
 
 def test_to_dict_combines_each_use() -> None:
     """Every use is a key, in USES order, each combined as ``allows`` combines it."""
     result = Preferences((YES, SEARCH, NO)).to_dict()
-    assert list(result) == list(USES)
+    assert list(result)[: len(USES)] == list(USES)
     assert result == {
         "search": True,
         "ai_input": None,
         "ai_train": False,
         "ai_use": None,
         "ai_train_images": None,
+        **TDMREP_NOT_CONSULTED,
     }
 
 
 def test_to_dict_leaves_out_unknown_uses() -> None:
     """A statement about a use not in USES adds no key."""
     odd = Statement("ai_other", False, "test")
-    assert Preferences((odd,)).to_dict() == dict.fromkeys(USES)
+    assert Preferences((odd,)).to_dict() == dict.fromkeys(USES) | TDMREP_NOT_CONSULTED
 
 
 def test_to_dict_is_a_fresh_dict() -> None:

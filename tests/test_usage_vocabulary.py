@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scrapy_robotsmeta.usage.preferences import USES, Preferences, Statement
+from scrapy_robotsmeta.usage.preferences import TDMREP_NOT_CONSULTED, USES, Preferences, Statement
 from scrapy_robotsmeta.usage.vocabulary import (
     CONTENT_SIGNAL_NAMES,
     CONTENT_USAGE_LABELS,
@@ -34,9 +34,9 @@ def _signal(value: str) -> dict[str, bool | None]:
     return Preferences(read_content_signal(value, SOURCE).statements).to_dict()
 
 
-def _expect(**uses: bool) -> dict[str, bool | None]:
-    """Every use None but those given."""
-    return {use: uses.get(use) for use in USES}
+def _expect(**uses: bool) -> dict[str, bool | str | None]:
+    """Every use None but those given; TDMRep not consulted."""
+    return {use: uses.get(use) for use in USES} | TDMREP_NOT_CONSULTED
 
 
 # --------------------------------------------------------------------------------------------
@@ -403,7 +403,7 @@ def test_signal_last_value_of_each_name(items: list[tuple[str, str]]) -> None:
     for name, setting in items:
         if name.lower() in CONTENT_SIGNAL_NAMES and setting.lower() in ("yes", "no"):
             last[name.lower()] = setting.lower() == "yes"
-    expected: dict[str, bool | None] = dict.fromkeys(USES)
+    expected: dict[str, bool | str | None] = dict.fromkeys(USES) | TDMREP_NOT_CONSULTED
     for name, allowed in last.items():
         for use in CONTENT_SIGNAL_NAMES[name]:
             expected[use] = allowed

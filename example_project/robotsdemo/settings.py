@@ -18,6 +18,10 @@ DOWNLOAD_DELAY = 0
 ROBOTSTXT_RETRY_DELAY = 0.2
 ROBOTSTXT_UNAVAILABLE_TIMEOUT = 3
 
+# Read TDMRep (tdmrep.json, tdm-reservation headers and metas) into every item. A crawl whose
+# ROBOTSMETA_PURPOSE names an AI use reads it without this.
+ROBOTSMETA_TDMREP = True
+
 FEED_EXPORT_ENCODING = "utf-8"
 # The add-on's CSV exporter gives each directive its own column (robots.index, robots.follow…).
 FEEDS = {

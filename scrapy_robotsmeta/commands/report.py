@@ -14,6 +14,7 @@ from typing import Any
 from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
 from scrapy_robotsmeta.robotstxt.policy import Hop
 from scrapy_robotsmeta.usage.preferences import USES, Preferences
+from scrapy_robotsmeta.usage.tdmrep import NOT_CONSULTED, READ, TdmReading
 
 EXIT_ALLOWED = 0
 EXIT_DISALLOWED = 1
@@ -67,6 +68,61 @@ def _counted(values: list[str]) -> str:
 
 
 @dataclass(frozen=True)
+class TdmPage:
+    """What TDMRep said of the page, each source apart, then after its precedence."""
+
+    #: What the origin's tdmrep.json said of the URL (its status, the rule that matched).
+    file: TdmReading
+    #: Why the file is what it is (``HTTP 404``, ``not JSON (…)``), "" when read.
+    file_reason: str
+    #: The tdm-reservation and tdm-policy values of the headers, then of the metas.
+    headers: tuple[str | None, str | None]
+    metas: tuple[str | None, str | None]
+    result: TdmReading
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "file": self.file.file,
+            "file_reason": self.file_reason,
+            "file_rule": self.file.source or None,
+            "file_reservation": self.file.reserved,
+            "headers": dict(zip(_TDM_NAMES, self.headers, strict=True)),
+            "metas": dict(zip(_TDM_NAMES, self.metas, strict=True)),
+            **self.result.to_dict(),
+            "source": self.result.source or None,
+            "policy_source": self.result.policy_source or None,
+        }
+
+    def lines(self) -> list[str]:
+        lines = ["  TDMRep (a header supersedes the file, a meta both)"]
+        lines.append(f"    {'tdmrep.json':<20}{self._file_text()}")
+        for label, values in (("header", self.headers), ("meta", self.metas)):
+            said = [f"{n}: {v}" for n, v in zip(_TDM_NAMES, values, strict=True) if v is not None]
+            lines.append(f"    {label:<20}{'; '.join(said) or 'none'}")
+        result = self.result
+        by = f"by {result.source}" if result.source else "no statement"
+        lines.append(f"    {'tdm_reservation':<20}{json.dumps(result.reserved):<6} {by}")
+        policy = result.to_dict()["tdm_policy"]
+        source = f"by {result.policy_source}" if policy else ""
+        lines.append(f"    {'tdm_policy':<20}{json.dumps(policy):<6} {source}".rstrip())
+        return lines
+
+    def _file_text(self) -> str:
+        file = self.file
+        if file.file == NOT_CONSULTED:
+            return "not fetched: robots.txt was not checked for this request"
+        if file.file != READ:
+            return f"{file.file} ({self.file_reason})" if self.file_reason else file.file
+        if not file.source:
+            return "read: no rule matches"
+        policy = f", tdm-policy {file.policy}" if file.policy else ""
+        return f"read: {file.source}: tdm-reservation {json.dumps(file.reserved)}{policy}"
+
+
+_TDM_NAMES = ("tdm-reservation", "tdm-policy")
+
+
+@dataclass(frozen=True)
 class Page:
     """The response that arrived, and what it says to robots."""
 
@@ -81,6 +137,8 @@ class Page:
     usage: Preferences | None = None
     #: What the page's Content-Usage / Content-Signal headers say that states nothing, and why.
     usage_ignored: tuple[str, ...] = ()
+    #: What TDMRep said, by source; None when it was not consulted.
+    tdmrep: TdmPage | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -91,6 +149,7 @@ class Page:
             "directives": self.directives,
             "usage": self._usage_dict(),
             "usage_ignored": list(self.usage_ignored),
+            "tdmrep": self.tdmrep.as_dict() if self.tdmrep is not None else None,
         }
 
     def _usage_dict(self) -> dict[str, Any] | None:
@@ -131,6 +190,8 @@ class Page:
                 value = json.dumps(self.usage.allows(use))
                 lines.append(f"    {use:<20}{value:<7}{'; '.join(sources) or 'no statement'}")
             lines += [f"    {'ignored':<20}{reason}" for reason in self.usage_ignored]
+        if self.tdmrep is not None:
+            lines += self.tdmrep.lines()
         return lines
 
 

@@ -16,16 +16,23 @@ from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.utils.datatypes import SequenceExclude
 
 from scrapy_robotsmeta.addon import Addon
-from scrapy_robotsmeta.commands.report import EXIT_ERROR, Page, Report
+from scrapy_robotsmeta.commands.report import EXIT_ERROR, Page, Report, TdmPage
 from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.downloadermiddleware import RobotsTxtMiddleware
-from scrapy_robotsmeta.keys import ROBOTSTXT_FETCH
-from scrapy_robotsmeta.robotsmeta.page import header_values, meta_contents, read_usage_headers
+from scrapy_robotsmeta.keys import ROBOTSTXT_FETCH, TDMREP_FETCH, TDMREP_META_KEY
+from scrapy_robotsmeta.robotsmeta.page import (
+    header_values,
+    meta_contents,
+    named_metas,
+    read_usage_headers,
+    tdmrep_values,
+)
 from scrapy_robotsmeta.robotstxt.explanation import Policy
 from scrapy_robotsmeta.robotstxt.origin import Origin, origin_of
 from scrapy_robotsmeta.robotstxt.policy import is_unavailable_status
 from scrapy_robotsmeta.spidermiddleware import directives_for, usage_for
-from scrapy_robotsmeta.startup import component_entry
+from scrapy_robotsmeta.startup import ConfigurationError, component_entry, tdmrep_consulted
+from scrapy_robotsmeta.usage.tdmrep import META_NAMES, NOT_CONSULTED_READING, TdmReading
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -165,6 +172,7 @@ class Command(ScrapyCommand):
         settings.set("ROBOTSTXT_OBEY", True, priority="cmdline")
         if component_entry(settings["ADDONS"], Addon) is None:
             settings["ADDONS"].set(Addon, 0, priority="cmdline")
+        notes += _consult_tdmrep(settings)
         if opts.user_agent:
             settings.set("USER_AGENT", opts.user_agent, priority="cmdline")
             settings.set("ROBOTSTXT_USER_AGENT", None, priority="cmdline")
@@ -246,6 +254,7 @@ class Command(ScrapyCommand):
                 spider.directives.to_dict() if spider.directives is not None else None,
                 spider.usage,
                 read_usage_headers(response).ignored,
+                _tdm_page(middleware, response, spider.usage),
             )
         error = failure.getErrorMessage() if failure is not None else None
         user_agent = middleware.token.header(request)
@@ -260,6 +269,40 @@ class Command(ScrapyCommand):
                 "(--robots-timeout N waits N s here)"
             )
         return note
+
+
+def _consult_tdmrep(settings: BaseSettings) -> list[str]:
+    """The command reads TDMRep unless told not to (ROBOTSMETA_TDMREP): the note that a crawl
+    with these settings would not, if so."""
+    if _set_by_user(settings, "ROBOTSMETA_TDMREP"):
+        return []
+    try:
+        consulted = tdmrep_consulted(settings)
+    except ConfigurationError:
+        return []  # the crawl refuses to start, saying why
+    settings.set("ROBOTSMETA_TDMREP", True, priority="cmdline")
+    if consulted:
+        return []
+    return [
+        "TDMRep is read here; a crawl with these settings does not consult it (it does with "
+        "ROBOTSMETA_TDMREP = True, or a ROBOTSMETA_PURPOSE naming an AI use)"
+    ]
+
+
+def _tdm_page(
+    middleware: RobotsTxtMiddleware, response: Response, usage: Preferences | None
+) -> TdmPage | None:
+    """What TDMRep said of *response*, by source; None when it was not consulted."""
+    if usage is None or usage.tdmrep is None:
+        return None
+    request = response.request
+    recorded = request.meta.get(TDMREP_META_KEY) if request is not None else None
+    file = recorded if isinstance(recorded, TdmReading) else NOT_CONSULTED_READING
+    origin = origin_of(response.url)
+    state = middleware.core.peek(origin) if origin is not None else None
+    reason = state.tdmrep.reason if state is not None and state.tdmrep is not None else ""
+    headers, metas = tdmrep_values(response, named_metas(response, META_NAMES))
+    return TdmPage(file, reason, headers, metas, usage.tdmrep)
 
 
 def _set_by_user(settings: BaseSettings, name: str) -> bool:
@@ -295,6 +338,8 @@ class RetryNotice:
         origin = origin_of(request.url)
         if not request.meta.get(ROBOTSTXT_FETCH) or origin is None or origin in self.noticed:
             return
+        if request.meta.get(TDMREP_FETCH):
+            return  # an unreadable tdmrep.json is not retried: no wait to announce
         self.noticed.add(origin)
         until = time.strftime("%H:%M:%S", time.localtime(time.time() + self.timeout))
         print(

@@ -31,6 +31,7 @@ from w3lib.url import canonicalize_url
 
 from scrapy_robotsmeta.robotsmeta.directives import ascii_lower
 from scrapy_robotsmeta.usage.preferences import Statement, shown
+from scrapy_robotsmeta.usage.tdmrep import HEADER_POLICY, HEADER_RESERVATION, META_NAMES
 from scrapy_robotsmeta.usage.vocabulary import Reading, read_content_signal, read_content_usage
 
 _HTML_MEDIA_TYPES = (b"text/html", b"application/xhtml+xml")
@@ -102,19 +103,64 @@ def is_html(response: Response) -> TypeGuard[TextResponse]:
 def meta_contents(response: Response, crawler: str) -> list[str]:
     """The ``content`` of every ``<meta name="robots">`` and of every meta named after the
     *crawler* (its lowercased name, ``archive.org_bot``), in document order."""
+    return [content for _, content in named_metas(response, robots_meta_names(crawler))]
+
+
+def robots_meta_names(crawler: str) -> tuple[str, ...]:
+    """The names of the metas that address the *crawler* (lowercased): robots, and its own."""
+    return ("robots", crawler) if crawler else ("robots",)
+
+
+def named_metas(response: Response, names: tuple[str, ...]) -> list[tuple[str, str]]:
+    """The (lowercased name, ``content``) of every meta named one of *names* (lowercase), in
+    document order: one parse, however many vocabularies ask."""
     if not is_html(response):
         return []
-    names = ("robots", crawler) if crawler else ("robots",)
-    metas = _every_meta(response) if _parsed(response) else _named_metas(response, names)
-    contents = []
+    if _parsed(response):
+        metas = _every_meta(response)
+    else:
+        metas = _named_metas(response, _spellings(names))
+    found = []
     for meta in metas:
         name = meta.get("name")
-        if name is None or ascii_lower(name.strip(_HTML_SPACE)) not in names:
+        if name is None:
+            continue
+        name = ascii_lower(name.strip(_HTML_SPACE))
+        if name not in names:
             continue
         content = meta.get("content")
         if content is not None and not _in_template(meta):
-            contents.append(content)
-    return contents
+            found.append((name, content))
+    return found
+
+
+@lru_cache(maxsize=64)
+def _spellings(names: tuple[str, ...]) -> tuple[str, ...]:
+    """What a page is searched for to bound its parse for metas named *names*: each name, or
+    the part of it up to its first hyphen, so that names sharing it (``tdm-reservation``,
+    ``tdm-policy``) cost one search of the page; a prefix's last spelling is never before its
+    name's."""
+    return tuple(dict.fromkeys(name[: name.find("-") + 1] or name for name in names))
+
+
+def tdmrep_values(
+    response: Response, metas: list[tuple[str, str]]
+) -> tuple[tuple[str | None, str | None], tuple[str | None, str | None]]:
+    """The TDMRep values of *response*: its ``tdm-reservation`` and ``tdm-policy`` headers,
+    then the same from *metas* (see :func:`named_metas`), each None when absent. A header of
+    several field lines, or a meta written more than once, counts by its first value."""
+    headers = tuple(_first_header(response, name) for name in (HEADER_RESERVATION, HEADER_POLICY))
+    found = dict(reversed(metas))  # the first of each name
+    values = tuple(found.get(name) for name in META_NAMES)
+    return (headers[0], headers[1]), (values[0], values[1])
+
+
+def _first_header(response: Response, name: bytes) -> str | None:
+    headers = response.headers
+    if name not in headers:  # as in usage_header: most responses have none
+        return None
+    values = headers.getlist(name)  # get() would give the last line
+    return values[0].decode("latin-1") if values else None
 
 
 def rel_nofollow_urls(response: Response) -> frozenset[str]:

@@ -9,7 +9,13 @@ from operator import itemgetter
 from typing import Any, NamedTuple
 
 from scrapy_robotsmeta.robotstxt._encoding import canonical_url_path, match_plain_url
-from scrapy_robotsmeta.robotstxt._matcher import Group, PlainGroup, is_compiled, usage_lines_for
+from scrapy_robotsmeta.robotstxt._matcher import (
+    Group,
+    PlainGroup,
+    is_compiled,
+    path_pattern_matches,
+    usage_lines_for,
+)
 from scrapy_robotsmeta.robotstxt._parser import (
     MAX_BYTES,
     GroupSpec,
@@ -32,6 +38,8 @@ __all__ = [
     "Rule",
     "UsageReading",
     "Verdict",
+    "path_pattern_matches",
+    "url_path",
 ]
 
 
@@ -108,7 +116,7 @@ class Verdict:
         return f"{self.rule.field}: {self.rule.path} (line {self.rule.line}, {group})"
 
 
-def _path_of(url: str) -> str:
+def url_path(url: str) -> str:
     """The URL's path and query in canonical form (RFC 9309 §2.2.2); the fragment is dropped."""
     plain = match_plain_url(url)
     if plain is not None:
@@ -117,7 +125,7 @@ def _path_of(url: str) -> str:
 
 
 def _unusual_path_of(url: str) -> str:
-    """:func:`_path_of` for a URL with a fragment, an escape or other text to rewrite."""
+    """:func:`url_path` for a URL with a fragment, an escape or other text to rewrite."""
     authority = SCHEME_AUTHORITY.match(url)
     path = url[authority.end() :] if authority else url
     fragment = path.find("#")
@@ -329,7 +337,7 @@ class RobotsTxt:
         group = self._checked(user_agent)
         if group is None:
             return Verdict(True, None, None)
-        path = _path_of(url)
+        path = url_path(url)
         allowed, rule = (True, None) if path == "/robots.txt" else group.deciding_rule(path)
         return Verdict(allowed, rule, group.agents)
 
@@ -343,7 +351,7 @@ class RobotsTxt:
             self._last_agent, self._last_group = user_agent, group
         if group is None:
             return True
-        plain = match_plain_url(url)  # _path_of written out: every check of a crawl
+        plain = match_plain_url(url)  # url_path written out: every check of a crawl
         path = plain[1] if plain is not None else _unusual_path_of(url)
         return path == "/robots.txt" or group.allows(path)
 
@@ -361,7 +369,7 @@ class RobotsTxt:
             return _NO_USAGE
         lines = group.usage
         if group.usage_scoped:  # only then does the URL's path matter
-            lines = usage_lines_for(lines, _path_of(url))
+            lines = usage_lines_for(lines, url_path(url))
         return _reading_of(lines)
 
     def crawl_delay(self, user_agent: str) -> float | None:

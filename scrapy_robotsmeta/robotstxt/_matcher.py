@@ -99,6 +99,13 @@ def _usage_pattern(path: str) -> tuple[int, str, _Tail]:
     return (len(pattern), *_split_pattern(pattern))
 
 
+def path_pattern_matches(pattern: str, path: str) -> bool:
+    """Whether a path *pattern* of robots.txt's syntax (``*``, a final ``$``) matches a
+    canonical *path* (what TDMRep's locations are)."""
+    _, prefix, tail = _usage_pattern(pattern)
+    return _matches(path, prefix, tail)
+
+
 def usage_lines_for(lines: tuple[UsageLine, ...], path: str) -> tuple[UsageLine, ...]:
     """The usage lines of a group that apply to a canonical *path*.
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from scrapy_robotsmeta.robotstxt import MAX_BYTES, RobotsTxt
+from scrapy_robotsmeta.usage.tdmrep import TdmFile
 
 MAX_REDIRECTS = 5
 
@@ -84,6 +85,8 @@ class Outcome:
     hops: tuple[Hop, ...] = ()
     #: Set by :func:`stamped` when the crawl keeps evidence.
     fetched: Fetch | None = None
+    #: The origin's tdmrep.json, fetched beside robots.txt; None when TDMRep is not consulted.
+    tdmrep: TdmFile | None = None
 
 
 ALLOW_ALL_RULES = RobotsTxt.parse(b"")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import enum
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -30,14 +31,16 @@ from scrapy_robotsmeta.robotstxt import RobotsTxt
 from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Fetch, Hop, Kind, Outcome
+from scrapy_robotsmeta.usage.tdmrep import UNREADABLE, TdmFile, file_from_plain, valid_plain
 
 # A server that asks for a robots.txt fetch before every request would make every request
 # wait; below this many seconds, Cache-Control: max-age is raised to it.
 MIN_EXPIRATION = 60.0
 # Changes with the shape of OriginState.snapshot() and of the pickled rules a record keeps with
 # it (3: groups keep their usage lines; 4: one compressed record per origin; 5: the fetch in
-# force, for evidence): a state written by another version of the package is not adopted.
-SNAPSHOT_VERSION = 5
+# force, for evidence; 6: the origin's tdmrep.json): a state written by another version of the
+# package is not adopted.
+SNAPSHOT_VERSION = 6
 
 
 class Snapshot(NamedTuple):
@@ -60,6 +63,10 @@ class Snapshot(NamedTuple):
     #: when the crawl keeps evidence; None otherwise. Its time is the wall clock's, never
     #: moved to another process's clock.
     fetched: list[Any] | None
+    # -- TDMRep ------------------------------------------------------------------------------
+    #: The origin's tdmrep.json as TdmFile.to_plain() gives it; None when it was not fetched
+    #: (TDMRep not consulted by the crawl that fetched the origin).
+    tdmrep: list[Any] | None
 
 
 SNAPSHOT_FIELDS = Snapshot._fields
@@ -159,6 +166,8 @@ class OriginState:
     #: How many transitions this object went through: a cache that packed the state as it was
     #: at some count knows, at the same count, that the state did not change since.
     changes: int = 0
+    #: The origin's tdmrep.json, fetched with robots.txt; None when TDMRep was not consulted.
+    tdmrep: TdmFile | None = None
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -230,6 +239,11 @@ class OriginState:
             self.rules, self.kind = outcome.rules, Kind.RULES
         else:
             self.rules, self.kind = ALLOW_ALL_RULES, Kind.ALLOW_ALL
+        self.tdmrep = outcome.tdmrep
+        if outcome.tdmrep is not None and outcome.tdmrep.status == UNREADABLE:
+            # Its pages' reservation is unknown until it is read (a crawl for AI training
+            # keeps none of them): fetched again within the time an outage is waited out.
+            lifetime = min(lifetime, timing.unavailable_timeout)
         self.reason, self.fetched = outcome.reason, outcome.fetched
         self.expires_at, self.given_up = now + lifetime, False
         self._end_outage()
@@ -310,6 +324,7 @@ class OriginState:
             retry_at=self.retry_at,
             give_up_at=self.give_up_at,
             fetched=None if self.fetched is None else list(self.fetched),
+            tdmrep=self.tdmrep.to_plain() if self.tdmrep is not None else None,
         )
 
     def snapshot(self) -> dict[str, Any]:
@@ -345,6 +360,7 @@ class OriginState:
         # Allow-all rules are one shared object, rebuilt from the kind alone.
         self.rules = ALLOW_ALL_RULES if self.kind is Kind.ALLOW_ALL else rules
         self.tries = [tuple(map(Hop._make, hops)) for hops in values.tries]
+        self.tdmrep = file_from_plain(values.tdmrep) if values.tdmrep is not None else None
 
 
 # -- snapshots from elsewhere ----------------------------------------------------------------
@@ -401,7 +417,7 @@ def _fetch_or_none(value: object) -> bool:
 
 
 # What each field of a snapshot of this version must hold.
-_FIELD_CHECKS = {
+_FIELD_CHECKS: dict[str, Callable[[Any], bool]] = {
     "kind": lambda value: value is None or value in _KINDS,
     "reason": lambda value: isinstance(value, str),
     "tries": _tries,
@@ -412,6 +428,7 @@ _FIELD_CHECKS = {
     "retry_at": _time_or_none,
     "give_up_at": _time_or_none,
     "fetched": _fetch_or_none,
+    "tdmrep": lambda value: value is None or valid_plain(value),
 }
 
 

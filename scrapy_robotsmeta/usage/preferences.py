@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from scrapy_robotsmeta.usage.tdmrep import TdmReading
 
 #: The uses a site can state a preference about, as the keys of an item's ``robots`` field.
 #: Cloudflare's three signals, the IETF vocabulary's ``ai-use`` (which has no Cloudflare twin)
 #: and the images of a page (``noimageai``).
 USES = ("search", "ai_input", "ai_train", "ai_use", "ai_train_images")
+#: The keys of the item field a TDMRep reading fills (see TdmReading.to_dict), as they are
+#: when TDMRep was not consulted.
+TDMREP_NOT_CONSULTED: dict[str, Any] = {
+    "tdm_reservation": None,
+    "tdm_policy": None,
+    "tdm_file": "not_consulted",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,11 +40,15 @@ class Preferences:
     """Every statement that applies to one response, from all its sources."""
 
     statements: tuple[Statement, ...] = ()
+    #: What TDMRep says of the response (its statements are among the others); None when it
+    #: was not consulted.
+    tdmrep: TdmReading | None = None
 
     def __add__(self, other: Preferences) -> Preferences:
-        if not other.statements:
+        if not other.statements and other.tdmrep is None:
             return self
-        return Preferences(self.statements + other.statements)
+        tdmrep = self.tdmrep if other.tdmrep is None else other.tdmrep
+        return Preferences(self.statements + other.statements, tdmrep)
 
     def about(self, use: str) -> tuple[Statement, ...]:
         """The statements about *use*, in the order they were read."""
@@ -55,11 +70,13 @@ class Preferences:
         """The first statement that refuses *use*, None when none does."""
         return next((s for s in self.statements if s.use == use and not s.allowed), None)
 
-    def to_dict(self) -> dict[str, bool | None]:
-        """Use → True, False or None, for the item field (every use, always)."""
+    def to_dict(self) -> dict[str, Any]:
+        """Use → True, False or None, then the TDMRep keys, for the item field (every key,
+        always)."""
+        tdmrep = TDMREP_NOT_CONSULTED if self.tdmrep is None else self.tdmrep.to_dict()
         if not self.statements:
-            return dict.fromkeys(USES)
-        return {use: self.allows(use) for use in USES}
+            return dict.fromkeys(USES) | tdmrep
+        return {use: self.allows(use) for use in USES} | tdmrep
 
 
 NO_PREFERENCES = Preferences()
