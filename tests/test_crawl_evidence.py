@@ -35,6 +35,7 @@ DEMO_SETTINGS = {
     "ROBOTSTXT_RETRY_DELAY": 0.2,
     "ROBOTSTXT_UNAVAILABLE_TIMEOUT": 3,
     "DOWNLOAD_DELAY": 0,
+    "ROBOTSMETA_TDMREP": True,  # as the demo project sets it
 }
 # RFC 9309 §2.2: a line ends with CR, LF or CR LF.
 _EOL = re.compile(r"\r\n|\r|\n")
@@ -66,10 +67,10 @@ async def test_every_item_resolves_to_the_bytes_and_line_that_let_it_through(
 ) -> None:
     exports = await crawled(demo, tmp_path)
     by_id = {record["record"]: record for record in exports.records}
-    # One record per fetch in force: the four origins that answered (down never did).
-    assert len(by_id) == len(exports.records) == 4
+    # One record per fetch in force: the five origins that answered (down never did).
+    assert len(by_id) == len(exports.records) == 5
     assert {record["origin"] for record in exports.records} == {
-        demo[role] for role in ("main", "signals", "no_robots", "flaky")
+        demo[role] for role in ("main", "signals", "no_robots", "flaky", "publisher")
     }
     files = {record["url"]: download(record["url"]) for record in exports.records}
     paths = set()
@@ -91,6 +92,12 @@ async def test_every_item_resolves_to_the_bytes_and_line_that_let_it_through(
     published = next(i for i in exports.items if i["url"].endswith("/drafts/published.html"))
     assert published["robots"]["evidence"]["robots.txt"]["line"] == 8
     assert "/about.html" in paths
+    # A tdmrep.json rule that set usage keys is named among the statements, as a line is.
+    reserved = [i for i in exports.items if i["robots"].get("tdm_reservation") == 1]
+    assert reserved
+    for item in reserved:
+        sources = [s["source"] for s in item["robots"]["evidence"]["usage"]]
+        assert any(source.startswith("tdmrep.json") for source in sources), sources
     # The CSV export carries the same evidence, as JSON in one column.
     assert [json.loads(row["robots.evidence"]) for row in exports.rows] == [
         item["robots"]["evidence"] for item in exports.items
@@ -110,7 +117,7 @@ async def crawled(demo: dict[str, str], tmp_path: Path) -> Exports:
     result = await crawl([f"{demo['main']}/"], settings, DemoSpider)
     assert result.stat("robotstxt/given_up") == 1  # the down origin
     items = read_jsonl(tmp_path / "items.jsonl")
-    assert len(items) == len(result.items) == 17
+    assert len(items) == len(result.items) == 21
     with (tmp_path / "items.csv").open(encoding="utf-8", newline="") as rows:
         return Exports(items, list(csv.DictReader(rows)), read_jsonl(records_file))
 
