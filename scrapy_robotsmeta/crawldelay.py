@@ -18,8 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest
+from scrapy.utils.defer import maybe_deferred_to_future
+from twisted.internet.defer import Deferred
 
 from scrapy_robotsmeta.defaults import PackageSettings
+from scrapy_robotsmeta.keys import TURN_META_KEY
 from scrapy_robotsmeta.robotstxt.turns import Spacing, TurnBook, spacing
 
 if TYPE_CHECKING:
@@ -58,20 +61,23 @@ class TurnLine:
         self._sent_back: weakref.WeakKeyDictionary[Request, tuple[Origin, bool]] = (
             weakref.WeakKeyDictionary()
         )
-        self._due: weakref.WeakSet[Request] = weakref.WeakSet()
         self._listening = False
         crawler.signals.connect(self._spider_idle, signals.spider_idle)
 
-    def queued(self, origin: Origin, request: Request) -> bool:
-        """Whether *request* should join *origin*'s line without asking for the turn: others
-        wait for it already, and this one was not sent back at its turn."""
-        return origin in self._lines and request not in self._due
+    def came_straight_back(self, request: Request) -> bool:
+        """Whether *request* was sent back and comes back without having been scheduled
+        (downloaded with ``engine.download_async()``, which never schedules)."""
+        return self._sent_back.pop(request, None) is not None
 
-    def set_aside(self, origin: Origin, request: Request, wait: float | None) -> Request:
-        """The request to send back for *request* to wait in *origin*'s line; *wait*: how long
-        the turn stays busy, when known."""
-        first = request in self._due
-        self._due.discard(request)
+    def queued(self, origin: Origin) -> bool:
+        """Whether requests wait for *origin*'s turn in this process."""
+        return origin in self._lines
+
+    def set_aside(
+        self, origin: Origin, request: Request, wait: float | None, first: bool = False
+    ) -> Request:
+        """The request to send back for *request* to wait in *origin*'s line (at its head
+        when *first*: it was there); *wait*: how long the turn stays busy, when known."""
         sent_back = request.replace(dont_filter=True)  # the duplicate filter saw it already
         self._sent_back[sent_back] = (origin, first)
         self._lines.setdefault(origin, deque())
@@ -127,7 +133,7 @@ class TurnLine:
                 self._listening = False
             return
         request = line.popleft()
-        self._due.add(request)
+        request.meta[TURN_META_KEY] = True
         self.next_turn(origin, self.intervals.get(origin, 1.0))
         self.crawler.engine.crawl(request)
 
@@ -163,6 +169,8 @@ class CrawlDelay:
         self.book: TurnBook[Origin] = TurnBook()
         self.line = TurnLine(crawler, core, clock)
         self._announced: set[Origin] = set()
+        # Origin → its asks for a turn that the storage has not answered yet.
+        self._asking: dict[Origin, int] = {}
         self._local_warned = False
         # Requests that took their turn, on their way to their download slot.
         self._timed: weakref.WeakSet[Request] = weakref.WeakSet()
@@ -179,7 +187,9 @@ class CrawlDelay:
     ) -> Request | None:
         """Let *request*, allowed, go on if its origin is not spaced or its turn is free;
         otherwise the request to send back for it to wait for its turn."""
-        if self.line.queued(origin, request):
+        due = bool(request.meta.pop(TURN_META_KEY, False))
+        straight_back = self.line.came_straight_back(request)
+        if not (due or straight_back) and self.line.queued(origin):
             return self.line.set_aside(origin, request, None)
         delay = rules.crawl_delay(token) if self.obey and rules is not None else None
         slot_wait = (
@@ -189,10 +199,18 @@ class CrawlDelay:
         if spaced.interval <= 0:
             return None
         wait = await self._take(origin, spaced.interval)
+        if straight_back:
+            # Downloaded without the scheduler (engine.download_async()): it cannot be set
+            # aside, so it waits for its turn here, inside the downloader.
+            while wait > 0:
+                waited: Deferred[None] = Deferred()
+                self.clock.callLater(wait, waited.callback, None)
+                await maybe_deferred_to_future(waited)
+                wait = await self._take(origin, spaced.interval)
         if origin in self.line.intervals or wait > 0:
             self.line.intervals[origin] = spaced.interval
         if wait > 0:
-            return self.line.set_aside(origin, request, wait)
+            return self.line.set_aside(origin, request, wait, first=due)
         self.line.next_turn(origin, spaced.interval)
         self._timed.add(request)
         if spaced.crawl_delay is not None and origin not in self._announced:
@@ -200,11 +218,23 @@ class CrawlDelay:
         return None
 
     async def _take(self, origin: Origin, interval: float) -> float:
-        wait = await self.storage.take_turn(origin, interval)
+        self._asking[origin] = self._asking.get(origin, 0) + 1
+        try:
+            wait = await self.storage.take_turn(origin, interval)
+        finally:
+            if (asking := self._asking.pop(origin) - 1) > 0:
+                self._asking[origin] = asking
         if wait is not None:
+            # Should the storage fail, the book takes over from the turn it knew last.
+            now = self.clock.seconds()
+            self.book.hold(origin, now + (wait or interval), now)
             return wait
         if self.storage.shared:
             self._turn_taken_alone()
+            if origin in self._asking:
+                # Another ask of this origin is still out, and may have been granted: the
+                # book cannot know yet, so this one waits a turn.
+                return interval
         return self.book.take(origin, interval, self.clock.seconds())
 
     def _turn_taken_alone(self) -> None:

@@ -9,3 +9,7 @@ DONT_OBEY_ROBOTSMETA = "dont_obey_robotsmeta"
 USAGE_META_KEY = "robotstxt_usage"
 #: Marks a robots.txt request of this package.
 ROBOTSTXT_FETCH = "robotstxt_fetch"
+#: Marks a request sent back at its origin's turn (Crawl-delay): it asks for the turn, where
+#: one newly met joins the requests already waiting. Meta, not the object: with a shared
+#: scheduler (scrapy-redis), another process may take it.
+TURN_META_KEY = "robotstxt_turn"

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import itertools
 import logging
+from pathlib import Path
 from typing import Any
 
 import pytest
-from scrapy import signals
+from scrapy import Request, signals
 from scrapy.utils.defer import (
     deferred_f_from_coro_f,
     deferred_from_coro,
@@ -21,8 +22,10 @@ from scrapy.utils.defer import (
 )
 from twisted.internet.defer import DeferredList
 
+from scrapy_robotsmeta._compat import download
 from scrapy_robotsmeta.testing import Site, delayed, html, static
 from tests.crawl import ListSpider, crawl, make_crawler, pages_fetched, wait_for
+from tests.redisserver import redis_server
 
 PUBLISHED = "robotstxt/redis/published"
 
@@ -198,3 +201,45 @@ async def test_the_fleet_download_delay_spaces_the_crawlers_together(
     assert len(times) == 8
     assert min(gaps(times)) >= 0.14  # half of DOWNLOAD_DELAY, the shortest random wait
     assert all(pages_downloaded(result) >= 1 for result in results)
+
+
+@deferred_f_from_coro_f
+async def test_redis_failing_leaves_each_crawler_its_own_crawl_delay(
+    site: Site, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Redis gone once robots.txt is known: the crawler spaces its own requests by the
+    Crawl-delay, with one WARNING saying so and a stat counting the turns it took alone."""
+    urls = add_pages(site, "User-agent: *\nCrawl-delay: 0.2\n", 4)
+    with caplog.at_level(logging.WARNING), redis_server(tmp_path) as url:
+        crawler = make_crawler(ListSpider, redis_settings(url, ROBOTSTXT_OBEY_CRAWL_DELAY=True))
+        crawling = deferred_from_coro(crawl(urls, crawler=crawler, spider_cls=ListSpider))
+        await wait_for(lambda: crawler.stats is not None and crawler.stats.get_value(PUBLISHED))
+    result = await maybe_deferred_to_future(crawling)
+    times = page_times(site)
+    assert len(times) == 4
+    assert min(gaps(times)) >= 0.19
+    assert result.stat("robotstxt/crawl_delay/local_turns") >= 1
+    assert caplog.text.count("The fleet's turns cannot be read") == 1
+
+
+@deferred_f_from_coro_f
+async def test_a_request_downloaded_outside_the_scheduler_waits_its_turn_in_the_downloader(
+    site: Site,
+) -> None:
+    """engine.download_async() never schedules: a request sent back to wait for its turn comes
+    straight back, and waits for the turn there instead of looping."""
+    urls = add_pages(site, "User-agent: *\nCrawl-delay: 0.2\n", 3)
+    downloaded: list[int] = []
+
+    class DirectSpider(ListSpider):
+        async def parse_page(self, response: Any) -> Any:
+            for url in urls[1:]:
+                page = await download(self.crawler.engine, Request(url))
+                downloaded.append(page.status)
+            yield {"url": response.url}
+
+    await crawl(urls[:1], {"ROBOTSTXT_OBEY_CRAWL_DELAY": True}, spider_cls=DirectSpider)
+    assert downloaded == [200, 200]
+    times = page_times(site)
+    assert len(times) == 3
+    assert min(gaps(times)) >= 0.19

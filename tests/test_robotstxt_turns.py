@@ -64,6 +64,16 @@ def test_whoever_asks_and_whenever_the_turns_taken_are_an_interval_apart() -> No
     assert min(gaps) >= 1.0 - 1e-9
 
 
+def test_a_turn_kept_elsewhere_makes_the_book_busy_until_it_ends() -> None:
+    """The book takes over from a fleet's turns without granting one early."""
+    book: TurnBook[str] = TurnBook()
+    book.hold("a", 10.8, 10.0)
+    assert book.take("a", 1.0, 10.5) == pytest.approx(0.3)
+    book.hold("a", 10.2, 10.5)  # an earlier end never shortens what is known
+    assert book.take("a", 1.0, 10.6) == pytest.approx(0.2)
+    assert book.take("a", 1.0, 10.8) == 0.0
+
+
 def test_keys_free_again_are_dropped_once_the_book_is_large() -> None:
     book: TurnBook[int] = TurnBook()
     for key in range(5000):

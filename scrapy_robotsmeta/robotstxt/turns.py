@@ -39,6 +39,14 @@ class TurnBook(Generic[Key]):
             self._purge(now)
         return 0.0
 
+    def hold(self, key: Key, until: float, now: float) -> None:
+        """Keep *key* busy until *until* at least: a turn kept elsewhere (in Redis, for a
+        fleet) that this book must know of if it is ever asked instead."""
+        if until > self._busy_until.get(key, now):
+            self._busy_until[key] = until
+            if len(self._busy_until) > self._purge_at:
+                self._purge(now)
+
     def _purge(self, now: float) -> None:
         self._busy_until = {k: t for k, t in self._busy_until.items() if t > now}
         # What is still busy stays: purge again once the book has doubled from there.
