@@ -214,6 +214,9 @@ async def test_redis_failing_leaves_each_crawler_its_own_crawl_delay(
         crawler = make_crawler(ListSpider, redis_settings(url, ROBOTSTXT_OBEY_CRAWL_DELAY=True))
         crawling = deferred_from_coro(crawl(urls, crawler=crawler, spider_cls=ListSpider))
         await wait_for(lambda: crawler.stats is not None and crawler.stats.get_value(PUBLISHED))
+        # Stopped once a page is requested: stopping blocks the reactor for a moment, which
+        # would hold back a request that took its turn already.
+        await wait_for(lambda: bool(page_times(site)))
     result = await maybe_deferred_to_future(crawling)
     times = page_times(site)
     assert len(times) == 4
