@@ -24,6 +24,7 @@ from twisted.internet.defer import Deferred
 from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.keys import TURN_META_KEY
 from scrapy_robotsmeta.robotstxt.turns import Spacing, TurnBook, spacing
+from scrapy_robotsmeta.startup import refuse
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
@@ -132,6 +133,8 @@ class TurnLine:
                 )
                 self._listening = False
             return
+        if not self.crawler.crawling:
+            return  # stopping: what waits is counted at close
         request = line.popleft()
         request.meta[TURN_META_KEY] = True
         self.next_turn(origin, self.intervals.get(origin, 1.0))
@@ -152,6 +155,23 @@ class TurnLine:
         return lost
 
 
+def max_crawl_delay(value: Any) -> float | None:
+    """``ROBOTSTXT_MAX_CRAWL_DELAY`` as seconds, or None for no bound; anything else stops
+    the crawl's start with one line naming the setting."""
+    if value is None or value == "":
+        return None
+    try:
+        bound = float(value)
+    except (TypeError, ValueError):
+        bound = -1.0
+    if not bound >= 0:  # NaN included
+        refuse(
+            f"ROBOTSTXT_MAX_CRAWL_DELAY must be a number of seconds (or None for no bound), "
+            f"not {value!r}"
+        )
+    return bound
+
+
 class CrawlDelay:
     """Which requests are spaced and by how much, and the turns they take."""
 
@@ -163,8 +183,7 @@ class CrawlDelay:
         self.crawler, self.stats, self.storage, self.clock = crawler, crawler.stats, storage, clock
         self.obey = settings.getbool("ROBOTSTXT_OBEY_CRAWL_DELAY")
         self.fleet_download_delay = settings.getbool("ROBOTSTXT_FLEET_DOWNLOAD_DELAY")
-        bound = settings.get("ROBOTSTXT_MAX_CRAWL_DELAY")
-        self.bound = None if bound is None else float(bound)
+        self.bound = max_crawl_delay(settings.get("ROBOTSTXT_MAX_CRAWL_DELAY"))
         self.download_delay = crawler.settings.getfloat("DOWNLOAD_DELAY")
         self.book: TurnBook[Origin] = TurnBook()
         self.line = TurnLine(crawler, core, clock)
@@ -272,7 +291,7 @@ class CrawlDelay:
         self._announced.add(origin)
         assert spaced.crawl_delay is not None
         self.stats.inc_value("robotstxt/crawl_delay_applied")
-        self.stats.max_value("robotstxt/crawl_delay/max", spaced.interval)
+        self.stats.max_value("robotstxt/crawl_delay/max", spaced.spacing)
         level, message = logging.DEBUG, "Crawl-delay of %(origin)s: %(delay)g s"
         if spaced.bounded:
             self.stats.inc_value("robotstxt/crawl_delay/bounded")

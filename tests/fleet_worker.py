@@ -28,7 +28,8 @@ robots.txt requests are accepted and never answered (a slow fetch that holds the
 while ``DIRECTORY/outage`` exists they get a 503; then a 200. When the site starts with a
 ``DIRECTORY/crawl-delay`` file, origin 0's robots.txt asks the ``Crawl-delay`` it holds.
 Every robots.txt disallows ``/private/``; every page links to pages of its origin, a page of
-another origin and a private page.
+another origin and a private page, or to nothing when the site starts with a
+``DIRECTORY/no-links`` file (only the start URLs are then crawled).
 """
 
 from __future__ import annotations
@@ -112,6 +113,7 @@ def serve(directory: Path, origins_count: int, pages: int) -> None:
     origins: list[str] = []
     delay_file = directory / "crawl-delay"
     delayed = b"Crawl-delay: %s\n" % delay_file.read_bytes() if delay_file.exists() else b""
+    linked = not (directory / "no-links").exists()
 
     class OriginSite(resource.Resource):
         isLeaf = True
@@ -141,7 +143,7 @@ def serve(directory: Path, origins_count: int, pages: int) -> None:
             kind, _, number = path[1:].partition("/")
             if kind not in ("p", "private") or not number.isdigit() or int(number) >= pages:
                 return "404", b"not found"
-            links = page_links(origins, self.index, int(number), pages)
+            links = page_links(origins, self.index, int(number), pages) if linked else []
             anchors = "".join(f'<a href="{href}">{href}</a>\n' for href in links)
             return "200", f"<html><body>{anchors}</body></html>".encode()
 
@@ -346,9 +348,11 @@ class Fleet:
         hold: bool,
         outage: bool,
         crawl_delay: float | None = None,
+        links: bool = True,
     ) -> list[str]:
-        """Start the site; *crawl_delay*: the Crawl-delay origin 0's robots.txt asks."""
-        for flag, on in (("hold", hold), ("outage", outage)):
+        """Start the site; *crawl_delay*: the Crawl-delay origin 0's robots.txt asks;
+        *links*: whether pages link to other pages."""
+        for flag, on in (("hold", hold), ("outage", outage), ("no-links", not links)):
             if on:
                 (self.directory / flag).touch()
         if crawl_delay is not None:

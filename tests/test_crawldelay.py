@@ -23,6 +23,8 @@ from scrapy.utils.defer import (
 from twisted.internet.defer import DeferredList
 
 from scrapy_robotsmeta._compat import download
+from scrapy_robotsmeta.crawldelay import max_crawl_delay
+from scrapy_robotsmeta.startup import ConfigurationError
 from scrapy_robotsmeta.testing import Site, delayed, html, static
 from tests.crawl import ListSpider, crawl, make_crawler, pages_fetched, wait_for
 from tests.redisserver import redis_server
@@ -246,3 +248,20 @@ async def test_a_request_downloaded_outside_the_scheduler_waits_its_turn_in_the_
     times = page_times(site)
     assert len(times) == 3
     assert min(gaps(times)) >= 0.19
+
+
+@pytest.mark.parametrize("value", ["thirty", -1, "nan"])
+def test_a_max_crawl_delay_that_is_not_seconds_stops_the_start_naming_the_setting(
+    value: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    with pytest.raises(ConfigurationError):
+        max_crawl_delay(value)
+    assert caplog.messages == [
+        "Crawl not started: ROBOTSTXT_MAX_CRAWL_DELAY must be a number of seconds (or None for "
+        f"no bound), not {value!r}"
+    ]
+
+
+@pytest.mark.parametrize(("value", "bound"), [(None, None), ("", None), ("30", 30.0), (0.5, 0.5)])
+def test_a_max_crawl_delay_is_seconds_or_none(value: Any, bound: float | None) -> None:
+    assert max_crawl_delay(value) == bound

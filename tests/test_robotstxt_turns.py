@@ -105,6 +105,15 @@ def test_a_crawl_delay_within_the_bound_is_obeyed_in_full() -> None:
     assert spacing(10.0, 30.0, 0.0) == Spacing(10.0, 10.0)
 
 
+@pytest.mark.parametrize(
+    ("spaced", "interval"), [(0.0, 0.0), (0.2, 0.21), (1.0, 1.05), (30.0, 30.05)]
+)
+def test_a_turn_lasts_its_spacing_and_a_little_slack(spaced: float, interval: float) -> None:
+    """The slack covers the few milliseconds by which sending a request may lag its turn: the
+    site never sees two requests closer than the spacing for that lag."""
+    assert spacing(spaced, None, 0.0).interval == pytest.approx(interval)
+
+
 def test_an_unbounded_crawl_delay_over_a_minute_is_long() -> None:
     assert spacing(LONG_DELAY + 1, None, 0.0).long
     assert not spacing(LONG_DELAY, None, 0.0).long

@@ -20,6 +20,12 @@ _PURGE_AT = 4096
 #: Above this (seconds), an unbounded Crawl-delay is obeyed with a WARNING.
 LONG_DELAY = 60.0
 
+#: A turn lasts its spacing and this much more (a fraction of it, up to SLACK_MAX seconds): a
+#: turn is taken as the request is about to be sent, and the moment it is sent varies by a
+#: few milliseconds to tens of them with the load of the process that sends it.
+SLACK = 0.05
+SLACK_MAX = 0.05
+
 
 class TurnBook(Generic[Key]):
     """Key → the time its next turn is free, all in one clock."""
@@ -58,12 +64,18 @@ class TurnBook(Generic[Key]):
 
 @dataclass(frozen=True)
 class Spacing:
-    """How far apart an origin's requests go: *interval* seconds, from a Crawl-delay of
-    *crawl_delay* (None: none asked) cut to the bound when *bounded*."""
+    """How far apart an origin's requests go: *spacing* seconds, from a Crawl-delay of
+    *crawl_delay* (None: none asked) cut to the bound when *bounded*; a turn lasts
+    :attr:`interval`."""
 
-    interval: float
+    spacing: float
     crawl_delay: float | None = None
     bounded: bool = False
+
+    @property
+    def interval(self) -> float:
+        """How long a turn lasts: the spacing and its slack."""
+        return self.spacing + min(self.spacing * SLACK, SLACK_MAX)
 
     @property
     def long(self) -> bool:
