@@ -26,16 +26,15 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import shutil
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import machine, median, table
+from benchmarks._common import fleet_arguments, fleet_sizes, machine, median, table
 from benchmarks._results import write_figures
 from tests.fleet_worker import Fleet, Hit, wait_until
-from tests.redisserver import HOW_TO_GET_ONE, redis_server
+from tests.redisserver import redis_server
 
 CRAWL_DELAY = 1.0
 
@@ -109,17 +108,10 @@ def figures(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--workers", default="1,2,4", help="fleet sizes, comma-separated")
-    parser.add_argument("--origins", type=int, default=6)
-    parser.add_argument("--pages", type=int, default=200, help="pages per origin")
+    parser = fleet_arguments(__doc__.split("\n\n")[0], rounds=2, timeout=180.0)
     parser.add_argument("--delayed", type=int, default=15, help="pages of the delayed origin")
-    parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--timeout", type=float, default=180.0, help="per crawl")
     args = parser.parse_args()
-    if shutil.which("redis-server") is None:
-        sys.exit(HOW_TO_GET_ONE)
-    sizes = [int(size) for size in args.workers.split(",")]
+    sizes = fleet_sizes(args)
     runs: dict[tuple[int, bool], list[dict[str, Any]]] = {}
     for round_ in range(args.rounds):
         for workers in sizes:
