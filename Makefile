@@ -53,6 +53,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.redis_memory
 	$(BIN)/python -m benchmarks.fleet
 	$(BIN)/python -m benchmarks.shared_responses
+	$(BIN)/python -m benchmarks.crawldelay
 
 clean:
 	rm -rf $(VENV) $(LOWEST) build *.egg-info

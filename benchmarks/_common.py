@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
 import platform
+import shutil
 import statistics
 import sys
 from collections.abc import Iterable, Sequence
@@ -84,3 +86,24 @@ def answered_200(origin: Origin, body: bytes) -> Outcome:
     """The outcome of a fetch of *origin*'s robots.txt answered 200 with *body*, with the one
     request such a fetch records."""
     return replace(policy.from_response(200, body), hops=(Hop(origin.robots_url, 200),))
+
+
+def fleet_arguments(description: str, rounds: int, timeout: float) -> argparse.ArgumentParser:
+    """The options every fleet benchmark takes: fleet sizes, the site's size, rounds, and a
+    time limit per crawl (each adds its own)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--workers", default="1,2,4", help="fleet sizes, comma-separated")
+    parser.add_argument("--origins", type=int, default=6)
+    parser.add_argument("--pages", type=int, default=200, help="pages per origin")
+    parser.add_argument("--rounds", type=int, default=rounds)
+    parser.add_argument("--timeout", type=float, default=timeout, help="per crawl")
+    return parser
+
+
+def fleet_sizes(args: argparse.Namespace) -> list[int]:
+    """The fleet sizes asked for; exits saying how to get redis-server when it is missing."""
+    from tests.redisserver import HOW_TO_GET_ONE  # noqa: PLC0415 (the fleet benchmarks only)
+
+    if shutil.which("redis-server") is None:
+        sys.exit(HOW_TO_GET_ONE)
+    return [int(size) for size in args.workers.split(",")]

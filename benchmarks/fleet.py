@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
 import tempfile
 import time
@@ -37,9 +36,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import machine, median, table
+from benchmarks._common import fleet_arguments, fleet_sizes, machine, median, table
 from tests.fleet_worker import Fleet, Hit, wait_until
-from tests.redisserver import HOW_TO_GET_ONE, redis_server
+from tests.redisserver import redis_server
 
 RESULTS = Path(__file__).resolve().parent / "results" / "fleet.json"
 # Retries of the unavailable origin as a crawl would space them (the fleet test's are
@@ -144,17 +143,10 @@ def crawl(fleet: Fleet, workers: int, kill: bool, args: argparse.Namespace) -> d
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--workers", default="1,2,4", help="fleet sizes, comma-separated")
-    parser.add_argument("--origins", type=int, default=6)
-    parser.add_argument("--pages", type=int, default=200, help="pages per origin")
+    parser = fleet_arguments(__doc__.split("\n\n")[0], rounds=3, timeout=120.0)
     parser.add_argument("--outage", type=float, default=4.0, help="seconds of 503")
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--timeout", type=float, default=120.0, help="per crawl")
     args = parser.parse_args()
-    if shutil.which("redis-server") is None:
-        sys.exit(HOW_TO_GET_ONE)
-    sizes = [int(size) for size in args.workers.split(",")]
+    sizes = fleet_sizes(args)
     runs: dict[tuple[int, bool], list[dict[str, Any]]] = {}
     for round_ in range(args.rounds):
         for workers in sizes:

@@ -9,7 +9,6 @@ from scrapy.utils.defer import maybe_deferred_to_future
 
 if TYPE_CHECKING:
     from scrapy import Request
-    from scrapy.core.downloader import Slot
     from scrapy.core.engine import ExecutionEngine
     from scrapy.http import Response
     from scrapy.signalmanager import SignalManager
@@ -31,20 +30,3 @@ async def send_signal(manager: SignalManager, signal: object, **kwargs: Any) -> 
         await manager.send_catch_log_async(signal=signal, **kwargs)
     else:
         await maybe_deferred_to_future(manager.send_catch_log_deferred(signal=signal, **kwargs))
-
-
-def slot_jitter(slot: Slot) -> float:
-    """The magnitude of the random variation of a slot's delay: ``jitter`` (2.19+), or the
-    ±50% that ``randomize_delay`` meant before it."""
-    if hasattr(type(slot), "jitter"):
-        return float(slot.jitter)
-    return 0.5 if slot.randomize_delay else 0.0
-
-
-def set_slot_jitter(slot: Slot, jitter: float) -> None:
-    """Set the variation of a slot's delay; before 2.19 only ±50% or none exist, so any
-    smaller magnitude turns it off."""
-    if hasattr(type(slot), "jitter"):
-        slot.jitter = jitter
-    else:
-        slot.randomize_delay = jitter >= 0.5

@@ -24,6 +24,11 @@ DEFAULTS: dict[str, Any] = {
     "ROBOTSTXT_RETRY_MAX_DELAY": 60.0,
     "ROBOTSTXT_UNAVAILABLE_TIMEOUT": 600.0,
     "ROBOTSTXT_OBEY_CRAWL_DELAY": False,
+    # Seconds a Crawl-delay is cut to (None: obeyed whatever it is).
+    "ROBOTSTXT_MAX_CRAWL_DELAY": None,
+    # Whether the download slot's delay (DOWNLOAD_DELAY, AutoThrottle's) spaces the requests
+    # of the whole crawl to an origin (every process of a fleet), not of each process.
+    "ROBOTSTXT_FLEET_DOWNLOAD_DELAY": False,
     # Seconds a request may wait inside the downloader for its origin's robots.txt fetch
     # before it is parked; 0: parked at once.
     "ROBOTSTXT_HOLD_TIME": 5.0,

@@ -86,8 +86,11 @@ class RobotsTxtMiddleware:
         crawler.signals.connect(self._spider_opened, signals.spider_opened)
         crawler.signals.connect(self._spider_idle, signals.spider_idle)
         crawler.signals.connect(self._spider_closed, signals.spider_closed)
-        if settings.getbool("ROBOTSTXT_OBEY_CRAWL_DELAY"):
-            self._crawl_delay = CrawlDelay.connect(crawler, self.core, self.token)
+        self.delay = (
+            CrawlDelay(crawler, self.core, self.storage, self.clock)
+            if CrawlDelay.wanted(settings)
+            else None
+        )
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RobotsTxtMiddleware:
@@ -113,7 +116,9 @@ class RobotsTxtMiddleware:
                     return response
                 token = self.token.for_request(request)
                 self.verdicts.apply(check.decision, check.state, request, token)
-                return None
+                if self.delay is None:
+                    return None
+                return await self.delay.turn(request, origin, check.state.rules, token)
             if check.fetch:
                 self._start_fetch(check.state, request)
             if self.core.closed:
@@ -250,5 +255,7 @@ class RobotsTxtMiddleware:
         self.sharing.close()
         self._alarm.cancel()
         lost = self.waiting.close()
+        if self.delay is not None:
+            self.delay.close()
         reporting.lost(self.stats, lost + await self.storage.close(), self.crawler.spider)
         self.core.cache.close()  # last: with JOBDIR, what is live goes to the disk tier

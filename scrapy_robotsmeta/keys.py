@@ -18,3 +18,7 @@ TDMREP_FETCH = "tdmrep_fetch"
 #: Carries, to the response, what its origin's tdmrep.json said of its URL when it was
 #: downloaded (a TdmReading; absent when TDMRep was not consulted for it).
 TDMREP_META_KEY = "tdmrep_file"
+#: Marks a request sent back at its origin's turn (Crawl-delay): it asks for the turn, where
+#: one newly met joins the requests already waiting. Meta, not the object: with a shared
+#: scheduler (scrapy-redis), another process may take it.
+TURN_META_KEY = "robotstxt_turn"

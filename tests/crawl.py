@@ -13,7 +13,7 @@ from scrapy.linkextractors import LinkExtractor
 from scrapy.spiders import CrawlSpider, Rule
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from scrapy.utils.test import get_crawler
-from twisted.internet.task import LoopingCall
+from twisted.internet.task import LoopingCall, deferLater
 from twisted.python.failure import Failure
 
 from scrapy_robotsmeta.reactor import CLOCK_ATTRIBUTE
@@ -175,3 +175,14 @@ def stop_when(crawler: Crawler, condition: Callable[[dict[str, Any]], bool]) -> 
     loop = LoopingCall(check)
     loop.clock = installed_reactor()
     loop.start(0.02, now=False)
+
+
+async def wait_for(condition: Callable[[], bool], timeout: float = 20.0) -> None:
+    """Let the reactor run until *condition* holds (bounded: a test never hangs on it)."""
+    from twisted.internet import reactor  # noqa: PLC0415
+
+    waited = 0.0
+    while not condition():
+        assert waited < timeout, "condition not met in time"
+        await maybe_deferred_to_future(deferLater(reactor, 0.02, lambda: None))
+        waited += 0.02

@@ -26,10 +26,13 @@ steps down.
 
 Origin 0 of the site is the one whose robots.txt fails: while ``DIRECTORY/hold`` exists its
 robots.txt requests are accepted and never answered (a slow fetch that holds the lease);
-while ``DIRECTORY/outage`` exists they get a 503; then a 200. Every robots.txt disallows
-``/private/``; every page links to pages of its origin, a page of another origin and a private
-page. Every origin serves the same ``/.well-known/tdmrep.json`` (TDMRep), which a crawl reads
-only when it consults TDMRep: pages ``/p/1…`` reserved, the rest not.
+while ``DIRECTORY/outage`` exists they get a 503; then a 200. When the site starts with a
+``DIRECTORY/crawl-delay`` file, origin 0's robots.txt asks the ``Crawl-delay`` it holds.
+Every robots.txt disallows ``/private/``; every page links to pages of its origin, a page of
+another origin and a private page, or to nothing when the site starts with a
+``DIRECTORY/no-links`` file (only the start URLs are then crawled). Every origin serves the
+same ``/.well-known/tdmrep.json`` (TDMRep), which a crawl reads only when it consults TDMRep:
+pages ``/p/1…`` reserved, the rest not.
 """
 
 from __future__ import annotations
@@ -115,6 +118,9 @@ def serve(directory: Path, origins_count: int, pages: int) -> None:
     reactor: Any = _reactor
     log = (directory / "site.log").open("a", buffering=1)
     origins: list[str] = []
+    delay_file = directory / "crawl-delay"
+    delayed = b"Crawl-delay: %s\n" % delay_file.read_bytes() if delay_file.exists() else b""
+    linked = not (directory / "no-links").exists()
 
     class OriginSite(resource.Resource):
         isLeaf = True
@@ -142,13 +148,13 @@ def serve(directory: Path, origins_count: int, pages: int) -> None:
                     return "hold", b""
                 if self.index == 0 and (directory / "outage").exists():
                     return "503", b"unavailable"
-                return "200", ROBOTS_TXT
+                return "200", ROBOTS_TXT + (delayed if self.index == 0 else b"")
             if path == TDMREP_PATH:
                 return "200", TDMREP_JSON
             kind, _, number = path[1:].partition("/")
             if kind not in ("p", "private") or not number.isdigit() or int(number) >= pages:
                 return "404", b"not found"
-            links = page_links(origins, self.index, int(number), pages)
+            links = page_links(origins, self.index, int(number), pages) if linked else []
             anchors = "".join(f'<a href="{href}">{href}</a>\n' for href in links)
             return "200", f"<html><body>{anchors}</body></html>".encode()
 
@@ -228,7 +234,7 @@ def run_worker(directory: Path, name: str, redis_url: str, extra: dict[str, Any]
 
     class FleetSpider(RedisSpider):  # type: ignore[misc]
         name = SPIDER
-        redis_key = START_URLS_KEY
+        redis_key = extra.get("FLEET_START_URLS_KEY", START_URLS_KEY)
 
         def pop_list_queue(self, redis_key: str, batch_size: int) -> list[bytes]:
             # Written down as they leave Redis: scrapy-redis turns them into requests lazily.
@@ -326,6 +332,7 @@ class Fleet:
         self.workers: dict[str, subprocess.Popen[bytes]] = {}
         self.origins: list[str] = []
         self.pages = 0
+        self._start_keys = {START_URLS_KEY}
 
     def __enter__(self) -> Fleet:
         return self
@@ -347,10 +354,23 @@ class Fleet:
 
     # -- the site
 
-    def start_site(self, origins: int, pages: int, *, hold: bool, outage: bool) -> list[str]:
-        for flag, on in (("hold", hold), ("outage", outage)):
+    def start_site(
+        self,
+        origins: int,
+        pages: int,
+        *,
+        hold: bool,
+        outage: bool,
+        crawl_delay: float | None = None,
+        links: bool = True,
+    ) -> list[str]:
+        """Start the site; *crawl_delay*: the Crawl-delay origin 0's robots.txt asks;
+        *links*: whether pages link to other pages."""
+        for flag, on in (("hold", hold), ("outage", outage), ("no-links", not links)):
             if on:
                 (self.directory / flag).touch()
+        if crawl_delay is not None:
+            (self.directory / "crawl-delay").write_text(f"{crawl_delay:g}")
         self.site = self._spawn("site", str(self.directory), str(origins), str(pages))
         ready = self.directory / "origins.json"
         wait_until(ready.exists, 30, "the site to listen")
@@ -377,15 +397,23 @@ class Fleet:
     def allowed_pages(self) -> set[str]:
         return {origin + path for origin in self.origins for path in page_paths(self.pages)}
 
-    def seed(self, urls: Iterable[str]) -> None:
-        self.redis.rpush(START_URLS_KEY, *urls)
+    def seed(self, urls: Iterable[str], key: str = START_URLS_KEY) -> None:
+        """Push *urls* to the start URLs of the workers that read *key* (by default, all)."""
+        self._start_keys.add(key)
+        self.redis.rpush(key, *urls)
 
     # -- workers
 
     def start_worker(self, name: str, **settings: Any) -> subprocess.Popen[bytes]:
-        """Start worker *name*, with the fleet's settings and *settings* of its own."""
-        extra = json.dumps({**self.settings, **settings})
-        process = self._spawn("worker", str(self.directory), name, self.redis_url, extra)
+        """Start worker *name*, with *settings* on top of the fleet's (``FLEET_START_URLS_KEY``:
+        the start URLs it reads, instead of the fleet's)."""
+        process = self._spawn(
+            "worker",
+            str(self.directory),
+            name,
+            self.redis_url,
+            json.dumps({**self.settings, **settings}),
+        )
         self.workers[name] = process
         return process
 
@@ -484,7 +512,7 @@ class Fleet:
 
     def queued(self) -> bool:
         """Whether start URLs or scheduled requests wait in scrapy-redis's keys."""
-        return bool(self.redis.exists(START_URLS_KEY, QUEUE_KEY))
+        return bool(self.redis.exists(QUEUE_KEY, *self._start_keys))
 
     def kill(self, name: str) -> None:
         self.workers[name].send_signal(signal.SIGKILL)
@@ -523,9 +551,10 @@ class Fleet:
         hits = self.hits()
         return not hits or time.time() - hits[-1].time > quiet
 
-    def finish(self, timeout: float) -> None:
-        """Wait for the crawl to settle, then stop the running workers."""
-        wait_until(self.settled, timeout, "the crawl to settle")
+    def finish(self, timeout: float, quiet: float = 1.0) -> None:
+        """Wait for the crawl to settle (the site quiet for *quiet* seconds), then stop the
+        running workers."""
+        wait_until(lambda: self.settled(quiet), timeout, "the crawl to settle")
         self.interrupt(*self.running())
 
     def close(self) -> None:

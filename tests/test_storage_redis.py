@@ -34,7 +34,7 @@ from scrapy_robotsmeta.serializers import RequestCodec
 from scrapy_robotsmeta.storage import RedisStorage
 from scrapy_robotsmeta.storage.redis import StorageConfigError
 from scrapy_robotsmeta.testing import Site, delayed, html, installed_reactor, sequence, static
-from tests.crawl import ListSpider, crawl, make_crawler, stop_when
+from tests.crawl import ListSpider, crawl, make_crawler, stop_when, wait_for
 from tests.redisserver import free_port, redis_server
 
 ALLOW = static("User-agent: *\nDisallow: /forbidden\n")
@@ -177,17 +177,6 @@ async def test_without_a_redis_url_the_crawl_stops_saying_what_is_missing() -> N
     """A storage that cannot work must not turn robots.txt off: the crawl does not start."""
     with pytest.raises(StorageConfigError, match="ROBOTSTXT_REDIS_URL"):
         await crawl([], {"ROBOTSTXT_STORAGE": RedisStorage}, ListSpider)
-
-
-async def wait_for(condition: Callable[[], bool], timeout: float = 20.0) -> None:
-    """Let the reactor run until *condition* holds (bounded: a test never hangs on it)."""
-    from twisted.internet import reactor  # noqa: PLC0415
-
-    waited = 0.0
-    while not condition():
-        assert waited < timeout, "condition not met in time"
-        await maybe_deferred_to_future(deferLater(reactor, 0.02, lambda: None))
-        waited += 0.02
 
 
 @deferred_f_from_coro_f

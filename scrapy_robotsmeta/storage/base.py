@@ -74,6 +74,12 @@ class SharedStates:
         requests another process left parked (with their state if one was published)."""
         return []
 
+    async def take_turn(self, origin: Origin, interval: float) -> float | None:
+        """Take *origin*'s turn for every process of the crawl, keeping it busy for *interval*
+        seconds (Crawl-delay): 0.0 when taken, else how long until it is free; None when the
+        turn is this process's own to take (nothing shared, or the shared place failing)."""
+        return None
+
 
 class Storage(ParkedRequests, SharedStates):
     """What ``ROBOTSTXT_STORAGE`` names: where requests wait and where states are shared, one

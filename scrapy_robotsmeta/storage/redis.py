@@ -11,6 +11,8 @@ Keys, under ``ROBOTSTXT_REDIS_KEY_PREFIX`` (``robotsmeta:<spider name>`` by defa
 ``P:parked:<origin>``   list of parked requests (pickled ``Request.to_dict()``, as scrapy-redis
                         stores its queue); no expiry: emptied when released
 ``P:parked-origins``    set of the origins that have such a list
+``P:turn:<origin>``     present while the origin's requests are spaced (Crawl-delay) and its
+                        turn is taken; expires after that spacing, by Redis's clock
 ======================  ====================================================================
 
 Times in a published state are Redis's (``TIME``): each process keeps the difference between
@@ -34,6 +36,7 @@ from scrapy_robotsmeta.storage.base import Storage
 from scrapy_robotsmeta.storage.redis_link import RedisLink, StorageConfigError, configured_url
 from scrapy_robotsmeta.storage.redis_parking import RedisParking
 from scrapy_robotsmeta.storage.redis_states import RedisStates
+from scrapy_robotsmeta.storage.redis_turns import RedisTurns
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator, Callable
@@ -71,6 +74,7 @@ class RedisStorage(Storage):
         memory_limit = settings.getint("ROBOTSTXT_PARKED_MEMORY_LIMIT")
         self.parking = RedisParking(self.link, self.codec, memory_limit, self._push)
         self.states = RedisStates(self.link, lease_ms, grace)
+        self.turns = RedisTurns(self.link, self.poll_interval)
 
     @property
     def _id(self) -> str:
@@ -121,6 +125,9 @@ class RedisStorage(Storage):
             self.link.failed(exc)
             return []
         return await self.states.poll(origins, self.parking.fleet_parked)
+
+    async def take_turn(self, origin: Origin, interval: float) -> float | None:
+        return await self.turns.take(origin, interval)
 
     async def close(self) -> int:
         await self.states.close()
