@@ -195,11 +195,17 @@ class CrawlDelay:
         self._timed: weakref.WeakSet[Request] = weakref.WeakSet()
         crawler.signals.connect(self._reached_downloader, signals.request_reached_downloader)
 
-    @staticmethod
-    def wanted(settings: PackageSettings) -> bool:
-        return settings.getbool("ROBOTSTXT_OBEY_CRAWL_DELAY") or settings.getbool(
+    @classmethod
+    def if_wanted(
+        cls, crawler: Crawler, core: RobotsTxtCore, storage: Storage, clock: Clock
+    ) -> CrawlDelay | None:
+        """One for the crawl if it obeys Crawl-delay or spaces its fleet's download delay."""
+        settings = PackageSettings(crawler.settings)
+        if settings.getbool("ROBOTSTXT_OBEY_CRAWL_DELAY") or settings.getbool(
             "ROBOTSTXT_FLEET_DOWNLOAD_DELAY"
-        )
+        ):
+            return cls(crawler, core, storage, clock)
+        return None
 
     async def turn(
         self, request: Request, origin: Origin, rules: RobotsTxt | None, token: str

@@ -23,7 +23,7 @@ from scrapy_robotsmeta.crawldelay import CrawlDelay
 from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.evidence import EvidenceLog
 from scrapy_robotsmeta.fetcher import RobotsTxtFetcher
-from scrapy_robotsmeta.keys import EVIDENCE_META_KEY, TDMREP_META_KEY, USAGE_META_KEY
+from scrapy_robotsmeta.keys import PER_URL_META_KEYS
 from scrapy_robotsmeta.reactor import Alarm, Clock, Tasks, crawler_clock
 from scrapy_robotsmeta.robotstxt.core import RELEASING, Action, RobotsTxtCore
 from scrapy_robotsmeta.robotstxt.explanation import Explanation
@@ -70,10 +70,7 @@ class RobotsTxtMiddleware:
         )
         self.responses = RobotsTxtResponses.from_settings(self.stats, settings, self.clock)
         evidence = EvidenceLog.from_settings(settings, self.stats)
-        meta_keys = settings.getlist("ROBOTSTXT_REQUEST_META_KEYS")
-        self.fetcher = RobotsTxtFetcher(
-            crawler, self.stats, meta_keys, self.responses, evidence=evidence is not None
-        )
+        self.fetcher = RobotsTxtFetcher.from_settings(crawler, settings, self.responses, evidence)
         self.waiting = WaitingRequests(
             crawler, self.core, self.storage, self.clock, start_fetch=self._start_fetch
         )
@@ -86,11 +83,7 @@ class RobotsTxtMiddleware:
         crawler.signals.connect(self._spider_opened, signals.spider_opened)
         crawler.signals.connect(self._spider_idle, signals.spider_idle)
         crawler.signals.connect(self._spider_closed, signals.spider_closed)
-        self.delay = (
-            CrawlDelay(crawler, self.core, self.storage, self.clock)
-            if CrawlDelay.wanted(settings)
-            else None
-        )
+        self.delay = CrawlDelay.if_wanted(crawler, self.core, self.storage, self.clock)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RobotsTxtMiddleware:
@@ -103,11 +96,8 @@ class RobotsTxtMiddleware:
     async def process_request(
         self, request: Request, spider: Any = None
     ) -> Request | Response | None:
-        # A redirect's request (or one made with a page's meta) comes with a copy of another
-        # request's meta: what robots.txt said of the other URL is no statement about this one.
-        request.meta.pop(USAGE_META_KEY, None)
-        request.meta.pop(EVIDENCE_META_KEY, None)
-        request.meta.pop(TDMREP_META_KEY, None)
+        for key in PER_URL_META_KEYS:  # copied from another request, of another URL
+            request.meta.pop(key, None)
         while (origin := request_origin(request)) is not None:
             check = self.core.check(origin, self.clock.seconds())
             if check.decision is not Decision.WAIT:
@@ -116,9 +106,9 @@ class RobotsTxtMiddleware:
                     return response
                 token = self.token.for_request(request)
                 self.verdicts.apply(check.decision, check.state, request, token)
-                if self.delay is None:
-                    return None
-                return await self.delay.turn(request, origin, check.state.rules, token)
+                if self.delay is not None:
+                    return await self.delay.turn(request, origin, check.state.rules, token)
+                return None
             if check.fetch:
                 self._start_fetch(check.state, request)
             if self.core.closed:
@@ -240,9 +230,8 @@ class RobotsTxtMiddleware:
             self.sharing.start()
 
     def _spider_idle(self) -> None:
-        # Every origin with parked requests, not only those this process waits on: a shared
-        # storage also holds requests that reached it after their origin's release here, or
-        # that a stopped process left; the crawl stays open until they are decided.
+        # Every origin with parked requests, not only those this process waits on (a shared
+        # storage holds other processes' too): the crawl stays open until they are decided.
         parked = self.storage.parked_origins()
         for origin in self.core.unattended(parked):
             self._waiting(origin)

@@ -52,6 +52,8 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from scrapy.statscollectors import StatsCollector
 
+    from scrapy_robotsmeta.defaults import PackageSettings
+    from scrapy_robotsmeta.evidence import EvidenceLog
     from scrapy_robotsmeta.robotstxt.origin import Origin
     from scrapy_robotsmeta.robotstxt_responses import RobotsTxtResponses
 
@@ -88,6 +90,19 @@ class RobotsTxtFetcher:
         self._decodes_bodies: bool | None = None
         #: Fetches tdmrep.json beside robots.txt when the crawl consults TDMRep.
         self.tdmrep = TdmRepFetcher(self) if tdmrep_consulted(crawler.settings) else None
+
+    @classmethod
+    def from_settings(
+        cls,
+        crawler: Crawler,
+        settings: PackageSettings,
+        responses: RobotsTxtResponses,
+        evidence: EvidenceLog | None,
+    ) -> RobotsTxtFetcher:
+        """The crawl's fetcher; *evidence*: where the crawl keeps the record of its fetches."""
+        assert crawler.stats is not None
+        meta_keys = settings.getlist("ROBOTSTXT_REQUEST_META_KEYS")
+        return cls(crawler, crawler.stats, meta_keys, responses, evidence=evidence is not None)
 
     async def fetch(
         self,

@@ -22,3 +22,6 @@ TDMREP_META_KEY = "tdmrep_file"
 #: one newly met joins the requests already waiting. Meta, not the object: with a shared
 #: scheduler (scrapy-redis), another process may take it.
 TURN_META_KEY = "robotstxt_turn"
+#: What the middleware sets on a request for its URL alone: a redirect's request, or one made
+#: with a page's meta, comes with a copy of another request's, which says nothing of its URL.
+PER_URL_META_KEYS = (USAGE_META_KEY, EVIDENCE_META_KEY, TDMREP_META_KEY)
