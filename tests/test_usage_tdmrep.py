@@ -62,9 +62,51 @@ def test_file_rules_are_read_in_order_with_their_policy() -> None:
     assert found.ignored == ()
 
 
+def test_spec_example_every_file_reserved() -> None:
+    """TDMRep, "TDM File on the Origin Server", Examples: one rule for "/" reserves the
+    rights on every file of the server."""
+    found = parse_file(b'[\n  {\n  "location": "/",\n  "tdm-reservation": 1\n  }\n]')
+    for path in ("/", "/index.html", "/a/b/c.pdf"):
+        assert reading_of(found, path).reserved is True
+    assert reading_of(found, "/").policy is None
+
+
+def test_spec_example_three_groups_of_files() -> None:
+    """TDMRep, "TDM File on the Origin Server", Examples: PDF documents under /directory-a/
+    reserved without a policy, HTML pages under /directory-b/html/ reserved with one, JPEG
+    images under /directory-b/images/ not reserved; anything else unset ("If no match is
+    found", the reservation is unset)."""
+    found = tdm_file(
+        {"location": "/directory-a/", "tdm-reservation": 1},
+        {
+            "location": "/directory-b/html/",
+            "tdm-reservation": 1,
+            "tdm-policy": "https://provider.com/policies/policy.json",
+        },
+        {"location": "/directory-b/images/*.jpg", "tdm-reservation": 0},
+    )
+    a = reading_of(found, "/directory-a/report.pdf")
+    assert (a.reserved, a.policy) == (True, None)
+    html = reading_of(found, "/directory-b/html/page.html")
+    assert (html.reserved, html.policy) == (True, "https://provider.com/policies/policy.json")
+    image = reading_of(found, "/directory-b/images/2024/photo.jpg")
+    assert (image.reserved, image.policy) == (False, None)
+    assert reading_of(found, "/directory-b/images/logo.png").reserved is None
+    assert reading_of(found, "/directory-c/x").reserved is None
+
+
+def test_spec_example_a_special_character_written_percent_encoded() -> None:
+    """TDMRep, "Use of regular expressions": a special character matched verbatim is written
+    %-encoded in the location (``/path/foo-%24`` matches ``/path/foo-$``)."""
+    found = tdm_file({"location": "/path/foo-%24", "tdm-reservation": 1})
+    assert reading_of(found, "/path/foo-$").reserved is True
+    assert reading_of(found, "/path/foo-").reserved is None
+
+
 def test_first_matching_rule_wins_not_the_longest() -> None:
-    """TDMRep: the first rule in array order whose location matches applies, unlike
-    robots.txt's longest match: a later, longer location never overrides it."""
+    """TDMRep, "TDM File on the Origin Server": "the most specific match is the first in
+    sequence": the first rule in array order whose location matches applies, unlike robots.txt's
+    longest match; a later, longer location never overrides it."""
     found = tdm_file(
         {"location": "/books/", "tdm-reservation": 0},
         {"location": "/books/rare/", "tdm-reservation": 1},
@@ -240,6 +282,7 @@ OPEN_FILE = tdm_file({"location": "/", "tdm-reservation": 0})
 
 
 def test_a_header_supersedes_the_file() -> None:
+    """TDMRep, "Processing priority": the header's values supersede the file's."""
     base = reading_of(RESERVED_FILE, "/a")
     reading = page_reading(base, ("0", None), NONE)
     assert reading.reserved is False
@@ -248,6 +291,8 @@ def test_a_header_supersedes_the_file() -> None:
 
 
 def test_a_meta_supersedes_the_header_and_the_file() -> None:
+    """TDMRep, "Processing priority": values of TDM Metadata in HTML supersede the header's and
+    the file's."""
     base = reading_of(RESERVED_FILE, "/a")
     reading = page_reading(base, ("1", None), ("0", None))
     assert reading.reserved is False
