@@ -34,6 +34,8 @@ Each round crawls the site once per spider and mode, the order rotating from rou
 - ``tdmrep`` (on request): the add-on's defaults with ``ROBOTSMETA_TDMREP = True``: each
   origin's tdmrep.json fetched with its robots.txt, its rules matched for every page, the
   TDMRep headers and metas read.
+- ``tdmrep_evidence`` (on request): both of the last two, as an AI-dataset crawl that keeps
+  its evidence would run.
 
 The site's robots.txt files have no Crawl-delay, as most have: ``crawl_delay`` then costs its
 checks only (a delay, where a site asks for one, spaces that origin's requests: wall time, not
@@ -75,6 +77,7 @@ TARGETS = {
     "redis": 1.05,
     "evidence": 1.05,
     "tdmrep": 1.05,
+    "tdmrep_evidence": 1.05,
 }
 SETTINGS: dict[str, Any] = {
     "TELNETCONSOLE_ENABLED": False,
@@ -106,7 +109,10 @@ MODE_SETTINGS: dict[str, dict[str, Any]] = {
     },
     # Not run by default either: TDMRep consulted (as a purpose of AI use would have it).
     "tdmrep": {**ADDON, "ROBOTSMETA_TDMREP": True},
+    "tdmrep_evidence": {**ADDON, "ROBOTSMETA_TDMREP": True},
 }
+# The modes whose crawl keeps the record of what was in force (in a temporary file).
+EVIDENCE_MODES = ("evidence", "tdmrep_evidence")
 OTHER_MODES = [mode for mode in MODE_SETTINGS if mode != "none"]
 # What each crawl reports from its stats beside its CPU.
 COUNTS = {
@@ -185,7 +191,7 @@ def worker(mode: str, spider: str, redis_url: str, origins: list[str]) -> None:
         settings["ROBOTSTXT_REDIS_URL"] = redis_url
     with tempfile.TemporaryDirectory() as scratch:
         evidence_file = Path(scratch, "evidence.jsonl")
-        if mode == "evidence":
+        if mode in EVIDENCE_MODES:
             settings["ROBOTSTXT_EVIDENCE_FILE"] = str(evidence_file)
         items: list[Any] = []
         process = CrawlerProcess(settings)
@@ -207,7 +213,7 @@ def worker(mode: str, spider: str, redis_url: str, origins: list[str]) -> None:
             "errors": stats.get("log_count/ERROR", 0),
             **{name: stats.get(key, 0) for name, key in COUNTS.items()},
             **{part: sampler.share(part) for part in (ROBOTSTXT, META)},
-            **(evidence_bytes(evidence_file, items) if mode == "evidence" else {}),
+            **(evidence_bytes(evidence_file, items) if mode in EVIDENCE_MODES else {}),
         }
     print(json.dumps(result))
 
@@ -397,10 +403,10 @@ def report(
         "handling with that noise cancelled."
     )
     for spider, by_mode in figures["spiders"].items():
-        if "evidence" in by_mode:
-            evidence = by_mode["evidence"]
+        for mode in (m for m in EVIDENCE_MODES if m in by_mode):
+            evidence = by_mode[mode]
             print(
-                f"\nevidence ({spider}): {evidence['evidence_records']:.0f} records, "
+                f"\n{mode} ({spider}): {evidence['evidence_records']:.0f} records, "
                 f"{evidence['evidence_bytes_per_record']:.0f} bytes each; "
                 f"{evidence['evidence_bytes_per_item']:.0f} bytes per item (median)"
             )
