@@ -9,7 +9,7 @@ from operator import itemgetter
 from typing import Any, NamedTuple
 
 from scrapy_robotsmeta.robotstxt._encoding import canonical_url_path, match_plain_url
-from scrapy_robotsmeta.robotstxt._matcher import Group, PlainGroup, is_compiled, usage_lines_for
+from scrapy_robotsmeta.robotstxt._matcher import Group, PlainGroup, is_selected, usage_lines_for
 from scrapy_robotsmeta.robotstxt._parser import (
     MAX_BYTES,
     GroupSpec,
@@ -182,7 +182,7 @@ class RobotsTxt:
         "_last_group",
         "_rest",
         "_sitemaps",
-        "compiled",
+        "selected",
         "size_hint",
         "truncated",
     )
@@ -196,10 +196,10 @@ class RobotsTxt:
         size_hint: int = 0,
         *,
         rest: bytes | None = None,
-        compiled: int = 0,
+        selected: int = 0,
     ) -> None:
         # A group that several agents name is kept once. Read back from an origin's record,
-        # the groups checks had compiled stay in their plain form until a check selects one,
+        # the groups checks had selected stay in their plain form until a check selects one,
         # and the others (with the sitemaps) stay in *rest*, pickled, until something needs
         # them: most files have a group for ``*`` and others for crawlers that are not this
         # one, and a broad crawl reads most origins back from disk for a single check.
@@ -213,9 +213,10 @@ class RobotsTxt:
         #: About how many bytes of memory these rules hold once the group a crawler uses is
         #: compiled (for a cache bounded in bytes).
         self.size_hint = size_hint
-        #: How many groups checks have compiled: it only grows, so a copy made before the
-        #: last check compiled one has a smaller count.
-        self.compiled = compiled
+        #: How many groups checks have selected (each compiled by its first checks or
+        #: after them): it only grows, so a copy made before the last check selected one has
+        #: a smaller count.
+        self.selected = selected
         # The User-Agent of the last check and its compiled group: a crawler checks every URL
         # with one, so most checks skip finding the group (a third of a check's time).
         self._last_agent: str | None = None
@@ -271,29 +272,29 @@ class RobotsTxt:
     def to_plain(self) -> tuple[Any, ...]:
         """These rules as tuples, strings and numbers, for an origin's record: read back
         (:meth:`from_plain`) with no class to look up and nothing to parse or compile again.
-        The compiled groups come first; the others and the sitemaps are pickled apart, read
-        only when needed."""
+        The groups checks selected come first; the others and the sitemaps are pickled apart,
+        read only when needed."""
         groups = self._groups
-        compiled = tuple(
-            _plain(group) if group is not None and is_compiled(group) else None for group in groups
+        selected = tuple(
+            _plain(group) if group is not None and is_selected(group) else None for group in groups
         )
         rest = self._rest  # still as it was read: nothing in it changed
         if rest is None:
             others = tuple(
-                None if group is None or is_compiled(group) else _plain(group) for group in groups
+                None if group is None or is_selected(group) else _plain(group) for group in groups
             )
             if self.sitemaps or others.count(None) < len(others):
                 rest = pickle.dumps((others, self.sitemaps), protocol=pickle.HIGHEST_PROTOCOL)
-        return compiled, self._agents, rest, self.truncated, self.size_hint
+        return selected, self._agents, rest, self.truncated, self.size_hint
 
     @classmethod
     def from_plain(cls, plain: tuple[Any, ...]) -> RobotsTxt:
         groups, agents, rest, truncated, size_hint = plain
-        # Without a rest, every group is compiled and there is no sitemap.
+        # Without a rest, a check selected every group and there is no sitemap.
         sitemaps: list[str] | None = [] if rest is None else None
-        compiled = len(groups) - groups.count(None)
+        selected = len(groups) - groups.count(None)
         return cls(
-            list(groups), agents, sitemaps, truncated, size_hint, rest=rest, compiled=compiled
+            list(groups), agents, sitemaps, truncated, size_hint, rest=rest, selected=selected
         )
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -316,11 +317,10 @@ class RobotsTxt:
         return group
 
     def _checked(self, user_agent: str) -> Group | None:
-        """The group that applies to *user_agent*, compiled for checks."""
+        """The group that applies to *user_agent*, ready for checks."""
         group = self._group(user_agent)
-        if group is not None and not group.compiled:
-            group.compile()
-            self.compiled += 1
+        if group is not None and group.select():
+            self.selected += 1
         return group
 
     def explain(self, url: str, user_agent: str) -> Verdict:

@@ -27,7 +27,11 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from scrapy_robotsmeta.robotstxt._encoding import canonical_rule_path, match_plain_rule_paths
+from scrapy_robotsmeta.robotstxt._encoding import (
+    canonical_rule_path,
+    match_plain_rule_paths,
+    match_rule_path_characters,
+)
 from scrapy_robotsmeta.robotstxt._parser import Rule, RuleRow, UsageLine
 
 #: A group as :meth:`Group.to_plain` gives it.
@@ -61,6 +65,11 @@ _PIECE_COST = 128
 _MAX_TRIED = WORK_BOUND // _RULE_COST
 #: The answer of a check that would take more than WORK_BOUND: no rule decided, disallowed.
 UNDECIDED = -1
+# How many checks a group answers from its rules as parsed (see _scan) before it compiles
+# them: compiling costs about as much as this many scans of a real group, so that a group
+# checked a few times never pays for it, and one checked often pays it once.
+SCANS = 4
+
 
 # What follows a rule's literal prefix: the literal pieces after each "*" and whether the rule
 # ends with "$". None for the common plain rule, which matches every path its prefix starts.
@@ -193,6 +202,120 @@ def _matches_after_prefix(path: str, start: int, pieces: tuple[str, ...], anchor
 
 
 _NO_RULES = _Table((), (), (), (), (), ())
+# What _scan answers when the compiled group might answer otherwise: compile and ask it.
+_UNSURE: RuleRow = (False, "", 0)
+# A rule with a tail, as _scan reads it: its literal prefix, its precedence (see _entry),
+# and its row (allow, canonical pattern, line).
+_Tailed = tuple[str, int, RuleRow]
+
+
+# A group's rules as checks scan them before it is compiled (see _scan): every rule's
+# pattern, for one C-level test of whether a plain one matches (one with a "*" or a "$" never
+# does: a canonical path holds neither); the rules with them; those of the rules with a tail,
+# in file order; whether each pattern is its rule's path as written. A plain tuple: a named
+# one costs a Python-level call to make, on the first check of each file.
+_Scan = tuple[tuple[str, ...], list[RuleRow], list[_Tailed], bool]
+
+
+def _scan_of(rules: list[RuleRow]) -> _Scan | None:
+    """What checks scan of *rules* (see _scan): each rule with its canonical pattern for path;
+    None when a scan could answer otherwise than the compiled group: where an index page's
+    allow adds a pattern, and past _MAX_TRIED rules, where a compiled check may stop short."""
+    if len(rules) > _MAX_TRIED:
+        return None
+    patterns = [rule[1] for rule in rules]
+    joined = "\n".join(patterns)
+    as_written = match_rule_path_characters(joined) is not None and (
+        "$" not in joined or _anchors_only(joined)
+    )
+    if not as_written:
+        rules = [(allow, canonical_rule_path(path), line) for allow, path, line in rules]
+        patterns = [rule[1] for rule in rules]
+        joined = "\n".join(patterns)
+    if "/index.htm" in joined and _adds_patterns(rules):
+        return None
+    tailed: list[_Tailed] = []
+    if "*" in joined or "$" in joined:
+        for row in _operator_rows(joined):
+            rule = rules[row]
+            pattern = rule[1]
+            star = pattern.find("*")
+            prefix = pattern[:star] if star >= 0 else pattern[:-1]
+            tailed.append((prefix, 2 * len(pattern) + rule[0], rule))
+    return tuple(patterns), rules, tailed, as_written
+
+
+def _operator_rows(joined: str) -> list[int]:
+    """The positions of the patterns with a "*" or a "$" among *joined* (one a line), found
+    by C-level searches: most groups have few."""
+    rows: list[int] = []
+    row = at = 0
+    star, dollar = joined.find("*"), joined.find("$")
+    while star >= 0 or dollar >= 0:
+        start = star if dollar < 0 or 0 <= star < dollar else dollar
+        row += joined.count("\n", at, start)
+        rows.append(row)
+        at = joined.find("\n", start)
+        if at < 0:
+            break
+        if 0 <= star < at:
+            star = joined.find("*", at)
+        if 0 <= dollar < at:
+            dollar = joined.find("$", at)
+    return rows
+
+
+def _adds_patterns(rows: list[RuleRow]) -> bool:
+    """Whether an index page's allow among *rows* adds a pattern (see _entries)."""
+    return any(allow and "/index.htm" in path for allow, path, _ in rows)
+
+
+def _anchors_only(joined: str) -> bool:
+    """Whether each "$" of rule paths joined by newlines is a path's last character (an
+    anchor), as in a canonical pattern: counted, 10 times faster than a regular expression."""
+    return joined.count("$") == joined.count("$\n") + joined.endswith("$")
+
+
+def _scan(scan: _Scan, path: str) -> RuleRow | None:
+    """The row of *scan* that decides a canonical *path*, None if none matches, or _UNSURE.
+
+    The longest match decides, allow winning a tie, then the rule written first (its line is
+    the smaller): the compiled group's answer, where a pattern written again keeps only that
+    rule. The compiled group answers UNDECIDED instead when its check would pass WORK_BOUND:
+    this scan counts what a match of each rule with a tail that could still decide costs at
+    most, which is more than the compiled check spends on the same rules, and answers _UNSURE
+    past the bound, having done no more work than that. Measured hot loops, written out.
+    """
+    patterns, rows, tailed, _ = scan
+    best = None
+    rank = -1
+    if path.startswith(patterns):
+        for rule in rows:
+            if path.startswith(rule[1]) and 2 * len(rule[1]) + rule[0] > rank:
+                best, rank = rule, 2 * len(rule[1]) + rule[0]
+    work = WORK_BOUND
+    size = len(path)
+    for prefix, precedence, rule in tailed:
+        if precedence < rank or not path.startswith(prefix):
+            continue
+        if precedence == rank and best is not None and best[2] < rule[2]:
+            continue
+        start = len(prefix)
+        work -= (size - start + _PIECE_COST) * len(rule[1]) + _RULE_COST
+        if work < 0:
+            return _UNSURE
+        rest = rule[1][start + 1 :]  # after the first "*" ("" for a prefix then "$")
+        if rest and "*" not in rest:  # most: one piece after the "*", as _matches_after_prefix
+            if rest[-1] == "$":
+                matched = path.endswith(rest[:-1]) and size - len(rest) + 1 >= start
+            else:
+                matched = path.find(rest, start) >= 0
+        else:
+            tail = _split_pattern(rule[1])[1]
+            matched = tail is not None and _matches_after_prefix(path, start, *tail)
+        if matched:
+            best, rank = rule, precedence
+    return best
 
 
 def _grams(pieces: tuple[str, ...]) -> set[str]:
@@ -397,7 +520,17 @@ def _keep_first(unique: dict[str, _Entry], pattern: str, entry: _Entry) -> None:
 class Group:
     """The rules that apply to one product token, its crawl delay and its usage lines."""
 
-    __slots__ = ("_index", "_rules", "_table", "agents", "crawl_delay", "usage", "usage_scoped")
+    __slots__ = (
+        "_index",
+        "_rules",
+        "_scan",
+        "_scans_left",
+        "_table",
+        "agents",
+        "crawl_delay",
+        "usage",
+        "usage_scoped",
+    )
 
     def __init__(
         self,
@@ -412,11 +545,14 @@ class Group:
         #: Whether a Content-Usage rule has a path: only then do the lines that apply to a
         #: URL depend on it.
         self.usage_scoped = bool(usage) and any(line.path is not None for line in usage)
-        #: The rules as parsed (or as plain tuples, read back from a pickle), until the first
-        #: check compiles them.
+        #: The rules as parsed (or as plain tuples, read back from a pickle), until a check
+        #: compiles them.
         self._rules: list[RuleRow] | None = rules
         self._table = _NO_RULES
         self._index: _Index | None = None
+        #: How many more checks scan the rules as parsed; None until a check selects the group.
+        self._scans_left: int | None = None
+        self._scan: _Scan | None = None
 
     def to_plain(self) -> PlainGroup:
         """The group as tuples, strings and numbers: read back (:meth:`from_plain`) without
@@ -424,7 +560,10 @@ class Group:
         rules = None if self._rules is None else [tuple(rule) for rule in self._rules]
         index = None if self._index is None else self._index.to_plain()
         usage = tuple(tuple(line) for line in self.usage)
-        return self.agents, self.crawl_delay, rules, tuple(self._table), index, usage
+        # The table: its columns once compiled; else None for a group a check selected, ()
+        # for one none did.
+        table = tuple(self._table) if rules is None else None if self.selected else ()
+        return self.agents, self.crawl_delay, rules, table, index, usage
 
     @classmethod
     def from_plain(cls, plain: PlainGroup) -> Group:
@@ -433,8 +572,12 @@ class Group:
         group.agents, group.crawl_delay, group._rules, table, index, usage = plain
         group.usage = tuple(map(UsageLine._make, usage)) if usage else ()
         group.usage_scoped = bool(usage) and any(line.path is not None for line in group.usage)
-        group._table = _NO_RULES if group._rules is not None else _Table._make(table)
+        rules = group._rules
+        group._table = _NO_RULES if rules is not None else _Table._make(table)
         group._index = None if index is None else _Index.from_plain(index)
+        group._scans_left = group._scan = None
+        if table != ():
+            group.select()
         return group
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -465,18 +608,43 @@ class Group:
         self._table = tuple.__new__(_Table, zip(*entries, strict=True)) if entries else _NO_RULES
         if len(entries) >= _INDEX_FROM:
             self._index = _Index(self._table)
-        self._rules = None
+        self._rules = self._scan = None
 
     @property
     def compiled(self) -> bool:
         """Whether a check compiled the group's rules."""
         return self._rules is None
 
+    @property
+    def selected(self) -> bool:
+        """Whether a check selected the group (compiled, or to be compiled by a later one)."""
+        return self._scans_left is not None or self._rules is None
+
+    def select(self) -> bool:
+        """Ready the group for checks; whether no check had selected it before."""
+        if self.selected:
+            return False
+        scan = self._scan = None if self._rules is None else _scan_of(self._rules)
+        self._scans_left = 0 if scan is None else SCANS
+        return True
+
+    def _scanned(self, path: str) -> RuleRow | None:
+        """The row that decides *path*, read from the rules as parsed (see _scan); _UNSURE
+        when the group is to be compiled instead (the last scan done, or none allowed)."""
+        scans, scan = self._scans_left, self._scan
+        if not scans or scan is None:
+            return _UNSURE
+        self._scans_left = scans - 1
+        return _scan(scan, path)
+
     def allows(self, path: str) -> bool:
         """Whether a canonical *path* is allowed: no rule matches, or the deciding one allows
         (a check that would take more than :data:`WORK_BOUND` is not)."""
         # _decide's work written out: a call less on every check of a crawl.
         if self._rules is not None:
+            rule = self._scanned(path)
+            if rule is not _UNSURE:
+                return rule is None or rule[0]
             self.compile()
         table = self._table
         if self._index is not None:
@@ -491,6 +659,15 @@ class Group:
         """Whether a canonical *path* is allowed, and the rule that decides: None when no rule
         matches (allowed), or when deciding would take more than :data:`WORK_BOUND`
         (disallowed)."""
+        rules, scan = self._rules, self._scan
+        if rules is not None and scan is not None:
+            row = self._scanned(path)
+            if row is None:
+                return True, None
+            if row is not _UNSURE:
+                if not scan[3]:  # the rule as written: the one on the row's line
+                    row = next(rule for rule in rules if rule[2] == row[2])
+                return row[0], Rule._make(row)
         index = self._decide(path)
         if index is None or index == UNDECIDED:
             return index is None, None
@@ -510,10 +687,10 @@ class Group:
         return table.first_in_order(path)
 
 
-def is_compiled(group: Group | PlainGroup) -> bool:
-    """Whether a check compiled *group*, built or still in its plain form."""
-    # A plain group keeps no rules (its index 2) once they are compiled: see Group.to_plain.
-    return group[2] is None if isinstance(group, tuple) else group.compiled
+def is_selected(group: Group | PlainGroup) -> bool:
+    """Whether a check selected *group*, built or still in its plain form."""
+    # A plain group's table (its index 3) is () until a check selects it: see Group.to_plain.
+    return group[3] != () if isinstance(group, tuple) else group.selected
 
 
 # A function, not the class method: Twisted registers a pickler of bound methods that cannot
