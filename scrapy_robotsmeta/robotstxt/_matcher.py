@@ -204,9 +204,10 @@ def _matches_after_prefix(path: str, start: int, pieces: tuple[str, ...], anchor
 _NO_RULES = _Table((), (), (), (), (), ())
 # What _scan answers when the compiled group might answer otherwise: compile and ask it.
 _UNSURE: RuleRow = (False, "", 0)
-# A rule with a tail, as _scan reads it: its literal prefix, its precedence (see _entry),
-# and its row (allow, canonical pattern, line).
-_Tailed = tuple[str, int, RuleRow]
+# A rule with a tail, as _scan reads it: its literal prefix, its precedence (see _entry), its
+# row (allow, canonical pattern, line), and for most, whose tail is one piece after a "*", the
+# piece and whether the pattern ends with "$" (None and False for the others).
+_Tailed = tuple[str, int, RuleRow, str | None, bool]
 
 
 # A group's rules as checks scan them before it is compiled (see _scan): every rule's
@@ -234,35 +235,39 @@ def _scan_of(rules: list[RuleRow]) -> _Scan | None:
         joined = "\n".join(patterns)
     if "/index.htm" in joined and _adds_patterns(rules):
         return None
-    tailed: list[_Tailed] = []
-    if "*" in joined or "$" in joined:
-        for row in _operator_rows(joined):
-            rule = rules[row]
-            pattern = rule[1]
-            star = pattern.find("*")
-            prefix = pattern[:star] if star >= 0 else pattern[:-1]
-            tailed.append((prefix, 2 * len(pattern) + rule[0], rule))
+    tailed = _tailed(rules, joined) if "*" in joined or "$" in joined else []
     return tuple(patterns), rules, tailed, as_written
 
 
-def _operator_rows(joined: str) -> list[int]:
-    """The positions of the patterns with a "*" or a "$" among *joined* (one a line), found
-    by C-level searches: most groups have few."""
-    rows: list[int] = []
+def _tailed(rules: list[RuleRow], joined: str) -> list[_Tailed]:
+    """The rules with a "*" or a "$" of *rules*, whose patterns *joined* holds one a line,
+    found by C-level searches (most groups have few of them), as _scan reads them."""
+    tailed: list[_Tailed] = []
     row = at = 0
     star, dollar = joined.find("*"), joined.find("$")
     while star >= 0 or dollar >= 0:
-        start = star if dollar < 0 or 0 <= star < dollar else dollar
-        row += joined.count("\n", at, start)
-        rows.append(row)
-        at = joined.find("\n", start)
+        mark = star if dollar < 0 or 0 <= star < dollar else dollar
+        row += joined.count("\n", at, mark)
+        rule = rules[row]
+        pattern = rule[1]
+        first = pattern.find("*")
+        if first < 0:  # a prefix, then "$"
+            tailed.append((pattern[:-1], 2 * len(pattern) + rule[0], rule, None, False))
+        else:
+            rest = pattern[first + 1 :]
+            anchored = rest[-1:] == "$"
+            piece = rest[:-1] if anchored else rest
+            one = "*" not in piece
+            entry = (pattern[:first], 2 * len(pattern) + rule[0], rule, piece if one else None)
+            tailed.append((*entry, anchored and one))
+        at = joined.find("\n", mark)
         if at < 0:
             break
         if 0 <= star < at:
             star = joined.find("*", at)
         if 0 <= dollar < at:
             dollar = joined.find("$", at)
-    return rows
+    return tailed
 
 
 def _adds_patterns(rows: list[RuleRow]) -> bool:
@@ -295,7 +300,7 @@ def _scan(scan: _Scan, path: str) -> RuleRow | None:
                 best, rank = rule, 2 * len(rule[1]) + rule[0]
     work = WORK_BOUND
     size = len(path)
-    for prefix, precedence, rule in tailed:
+    for prefix, precedence, rule, piece, anchored in tailed:
         if precedence < rank or not path.startswith(prefix):
             continue
         if precedence == rank and best is not None and best[2] < rule[2]:
@@ -304,12 +309,11 @@ def _scan(scan: _Scan, path: str) -> RuleRow | None:
         work -= (size - start + _PIECE_COST) * len(rule[1]) + _RULE_COST
         if work < 0:
             return _UNSURE
-        rest = rule[1][start + 1 :]  # after the first "*" ("" for a prefix then "$")
-        if rest and "*" not in rest:  # most: one piece after the "*", as _matches_after_prefix
-            if rest[-1] == "$":
-                matched = path.endswith(rest[:-1]) and size - len(rest) + 1 >= start
+        if piece is not None:  # as _matches_after_prefix would, for one piece
+            if anchored:
+                matched = path.endswith(piece) and size - len(piece) >= start
             else:
-                matched = path.find(rest, start) >= 0
+                matched = path.find(piece, start) >= 0
         else:
             tail = _split_pattern(rule[1])[1]
             matched = tail is not None and _matches_after_prefix(path, start, *tail)
