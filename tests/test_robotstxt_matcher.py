@@ -473,6 +473,23 @@ def test_first_checks_answer_as_the_compiled_group(
         assert scanned_group.compiled is index_page
 
 
+@pytest.mark.parametrize("count", [31, 1000])
+@pytest.mark.parametrize(
+    "path", [NEAR_MISS_PATH, "/" + "a" * 41 + "baa", "/" + "a" * 41 + "bbb", "/" + "a" * 8000]
+)
+def test_first_checks_past_the_work_bound_answer_as_the_compiled_group(
+    count: int, path: str
+) -> None:
+    """Rules alike against a long URL: the first check, which would scan them, answers what
+    the compiled group does, undecided where it is (within the work bound otherwise)."""
+    body = "\n".join(NEAR_MISSES.splitlines()[: count + 1]).encode()
+    scanned, compiled = RobotsTxt.parse(body), RobotsTxt.parse(body)
+    group = compiled._checked(UA)
+    assert group is not None
+    group.compile()
+    assert scanned.explain(BASE + path, UA) == compiled.explain(BASE + path, UA)
+
+
 def test_longest_match_wins_among_rules_sharing_a_prefix() -> None:
     """RFC 9309 §2.2.2: 40 rules with one prefix (looked up whole) and wildcard rules alike
     decide as the longest match, allow winning a tie, whatever their number."""

@@ -10,7 +10,9 @@ that a check looks at a handful of its rules, however many it has. A hostile fil
 make thousands of them look worth trying (tens of thousands of ``/*x…`` rules alike, checked
 against 8 KB URLs): one check does at most ``WORK_BOUND`` of work, and past it answers
 disallowed, no rule deciding.
-Everything is built on first use: most groups of a file are never selected.
+Everything is built on first use: most groups of a file are never selected. A group's first
+checks scan its rules as parsed (``_scan``), with the compiled group's answers: compiling pays
+for itself only over more checks than most origins of a broad crawl get.
 
 A cache may hold thousands of origins, each with a compiled group, so a group's compiled rules
 are kept as a few tuples, one entry per rule in each (a ``_Table``), rather than as one object
@@ -65,9 +67,9 @@ _PIECE_COST = 128
 _MAX_TRIED = WORK_BOUND // _RULE_COST
 #: The answer of a check that would take more than WORK_BOUND: no rule decided, disallowed.
 UNDECIDED = -1
-# How many checks a group answers from its rules as parsed (see _scan) before it compiles
-# them: compiling costs about as much as this many scans of a real group, so that a group
-# checked a few times never pays for it, and one checked often pays it once.
+#: How many checks a group answers from its rules as parsed (see _scan) before it compiles
+#: them: compiling a real group costs about as much as this many scans of it, so that a group
+#: checked a few times never pays for it, and one checked often pays it once.
 SCANS = 4
 
 
@@ -204,6 +206,9 @@ def _matches_after_prefix(path: str, start: int, pieces: tuple[str, ...], anchor
 _NO_RULES = _Table((), (), (), (), (), ())
 # What _scan answers when the compiled group might answer otherwise: compile and ask it.
 _UNSURE: RuleRow = (False, "", 0)
+# The work a scan may do before it answers _UNSURE: a quarter of a check's, so that a check
+# that scans, then compiles and checks again does at most 1.25 times WORK_BOUND.
+_SCAN_BOUND = WORK_BOUND // 4
 # A rule with a tail, as _scan reads it: its literal prefix, its precedence (see _entry), its
 # row (allow, canonical pattern, line), and for most, whose tail is one piece after a "*", the
 # piece and whether the pattern ends with "$" (None and False for the others).
@@ -289,7 +294,7 @@ def _scan(scan: _Scan, path: str) -> RuleRow | None:
     rule. The compiled group answers UNDECIDED instead when its check would pass WORK_BOUND:
     this scan counts what a match of each rule with a tail that could still decide costs at
     most, which is more than the compiled check spends on the same rules, and answers _UNSURE
-    past the bound, having done no more work than that. Measured hot loops, written out.
+    past _SCAN_BOUND, having done no more work than that. Measured hot loops, written out.
     """
     patterns, rows, tailed, _ = scan
     best = None
@@ -298,7 +303,7 @@ def _scan(scan: _Scan, path: str) -> RuleRow | None:
         for rule in rows:
             if path.startswith(rule[1]) and 2 * len(rule[1]) + rule[0] > rank:
                 best, rank = rule, 2 * len(rule[1]) + rule[0]
-    work = WORK_BOUND
+    work = _SCAN_BOUND
     size = len(path)
     for prefix, precedence, rule, piece, anchored in tailed:
         if precedence < rank or not path.startswith(prefix):
@@ -306,7 +311,10 @@ def _scan(scan: _Scan, path: str) -> RuleRow | None:
         if precedence == rank and best is not None and best[2] < rule[2]:
             continue
         start = len(prefix)
-        work -= (size - start + _PIECE_COST) * len(rule[1]) + _RULE_COST
+        # What follows the prefix is at least as long as the longest piece: at least the
+        # cost the compiled check counts for the rule.
+        pieces = 1 if piece is not None else rule[1].count("*")
+        work -= (size - start) * (len(rule[1]) - start) + _RULE_COST + pieces * _PIECE_COST
         if work < 0:
             return _UNSURE
         if piece is not None:  # as _matches_after_prefix would, for one piece
