@@ -10,7 +10,6 @@ from collections.abc import Iterator
 import pytest
 
 from scrapy_robotsmeta.robotstxt import RobotsTxt
-from scrapy_robotsmeta.robotstxt._matcher import SCANS
 from scrapy_robotsmeta.robotstxt._parser import parse_file
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import (
@@ -72,11 +71,15 @@ def test_every_group_comes_back_not_only_the_one_a_crawler_used() -> None:
     assert not rules.allowed("https://example.com/all", "other")
 
 
-def test_a_compiled_group_needs_no_compiling_again() -> None:
+def test_a_selected_group_is_packed_compiled() -> None:
+    """A group its first check only scanned (see SCANS) is compiled when packed: reading it
+    back leaves nothing to do before a check, which answers as before."""
     state = fetched(from_response(200, b"User-agent: *\nDisallow: /x\n"))
     assert state.rules is not None
-    for number in range(SCANS + 1):  # the checks after the scans compile the group
-        assert state.rules.allowed(f"https://example.com/{number}", "bot")
+    assert state.rules.allowed("https://example.com/", "bot")
+    live = state.rules._group("bot")
+    assert live is not None
+    assert not live.compiled
     back = unpack(ORIGIN, pack(state))
     assert back is not None
     assert back.rules is not None
@@ -84,20 +87,7 @@ def test_a_compiled_group_needs_no_compiling_again() -> None:
     assert group is not None
     assert group.compiled  # the compiled table came back with it
     assert not back.rules.allowed("https://example.com/x", "bot")
-
-
-def test_a_group_checks_scanned_comes_back_selected_and_as_parsed() -> None:
-    """A group only scanned so far is packed as parsed, with the groups checks use (not in
-    the part read on demand), and answers as before."""
-    body = b"User-agent: *\nDisallow: /x\n\nUser-agent: other\nDisallow: /y\n"
-    _, rules = checked_then_read_back(body, "bot")
-    assert rules.selected == 1
-    assert [type(group).__name__ for group in rules._groups] == ["tuple", "NoneType"]
-    group = rules._group("bot")
-    assert group is not None
-    assert not group.compiled
-    assert not rules.allowed("https://example.com/x", "bot")
-    assert str(rules.explain("https://example.com/x/1", "bot")) == (
+    assert str(back.rules.explain("https://example.com/x/1", "bot")) == (
         "Disallow: /x (line 2, group *)"
     )
 

@@ -9,7 +9,7 @@ from operator import itemgetter
 from typing import Any, NamedTuple
 
 from scrapy_robotsmeta.robotstxt._encoding import canonical_url_path, match_plain_url
-from scrapy_robotsmeta.robotstxt._matcher import Group, PlainGroup, is_selected, usage_lines_for
+from scrapy_robotsmeta.robotstxt._matcher import Group, PlainGroup, is_compiled, usage_lines_for
 from scrapy_robotsmeta.robotstxt._parser import (
     MAX_BYTES,
     GroupSpec,
@@ -272,16 +272,20 @@ class RobotsTxt:
     def to_plain(self) -> tuple[Any, ...]:
         """These rules as tuples, strings and numbers, for an origin's record: read back
         (:meth:`from_plain`) with no class to look up and nothing to parse or compile again.
-        The groups checks selected come first; the others and the sitemaps are pickled apart,
-        read only when needed."""
+        The groups checks selected come first, compiled, so that reading them back leaves
+        nothing to do before a check; the others and the sitemaps are pickled apart, read only
+        when needed."""
         groups = self._groups
+        for group in groups:
+            if isinstance(group, Group) and group.selected:
+                group.compile()  # if its checks have not yet
         selected = tuple(
-            _plain(group) if group is not None and is_selected(group) else None for group in groups
+            _plain(group) if group is not None and is_compiled(group) else None for group in groups
         )
         rest = self._rest  # still as it was read: nothing in it changed
         if rest is None:
             others = tuple(
-                None if group is None or is_selected(group) else _plain(group) for group in groups
+                None if group is None or is_compiled(group) else _plain(group) for group in groups
             )
             if self.sitemaps or others.count(None) < len(others):
                 rest = pickle.dumps((others, self.sitemaps), protocol=pickle.HIGHEST_PROTOCOL)

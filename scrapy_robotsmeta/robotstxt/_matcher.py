@@ -572,10 +572,7 @@ class Group:
         rules = None if self._rules is None else [tuple(rule) for rule in self._rules]
         index = None if self._index is None else self._index.to_plain()
         usage = tuple(tuple(line) for line in self.usage)
-        # The table: its columns once compiled; else None for a group a check selected, ()
-        # for one none did.
-        table = tuple(self._table) if rules is None else None if self.selected else ()
-        return self.agents, self.crawl_delay, rules, table, index, usage
+        return self.agents, self.crawl_delay, rules, tuple(self._table), index, usage
 
     @classmethod
     def from_plain(cls, plain: PlainGroup) -> Group:
@@ -584,12 +581,9 @@ class Group:
         group.agents, group.crawl_delay, group._rules, table, index, usage = plain
         group.usage = tuple(map(UsageLine._make, usage)) if usage else ()
         group.usage_scoped = bool(usage) and any(line.path is not None for line in group.usage)
-        rules = group._rules
-        group._table = _NO_RULES if rules is not None else _Table._make(table)
+        group._table = _NO_RULES if group._rules is not None else _Table._make(table)
         group._index = None if index is None else _Index.from_plain(index)
         group._scans_left = group._scan = None
-        if table != ():
-            group.select()
         return group
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -699,10 +693,10 @@ class Group:
         return table.first_in_order(path)
 
 
-def is_selected(group: Group | PlainGroup) -> bool:
-    """Whether a check selected *group*, built or still in its plain form."""
-    # A plain group's table (its index 3) is () until a check selects it: see Group.to_plain.
-    return group[3] != () if isinstance(group, tuple) else group.selected
+def is_compiled(group: Group | PlainGroup) -> bool:
+    """Whether a check compiled *group*, built or still in its plain form."""
+    # A plain group keeps no rules (its index 2) once they are compiled: see Group.to_plain.
+    return group[2] is None if isinstance(group, tuple) else group.compiled
 
 
 # A function, not the class method: Twisted registers a pickler of bound methods that cannot

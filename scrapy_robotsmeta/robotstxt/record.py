@@ -2,12 +2,12 @@
 
 A live :class:`OriginState` holds its parsed rules with the crawler's group selected (and
 compiled once checked a few times): kilobytes for most files. Its record holds the same (the
-values of the state's snapshot, the rules as plain tuples with the tables checks compiled, so
-that reading it back costs no parse and no compile), pickled and compressed: a few hundred
-bytes for most files. The groups no check selected and the sitemaps are pickled apart inside it
-(``RobotsTxt.to_plain``), and unpickled only when something asks for them: most origins of a
-broad crawl are read back for one check of one group. The cache keeps records in memory for
-the origins it is not using, and writes the same records to its second tier on disk.
+values of the state's snapshot, the rules as plain tuples with the selected groups' compiled
+tables, so that reading it back costs no parse and no compile), pickled and compressed: a few
+hundred bytes for most files. The groups no check selected and the sitemaps are pickled apart
+inside it (``RobotsTxt.to_plain``), and unpickled only when something asks for them: most
+origins of a broad crawl are read back for one check of one group. The cache keeps records in
+memory for the origins it is not using, and writes the same records to its second tier on disk.
 
 A record starts with the version of its shape, then a CRC-32 of every byte after it. One of
 another version (an older JOBDIR) is not read, and its origin is fetched again. One whose bytes
@@ -34,7 +34,7 @@ from scrapy_robotsmeta.robotstxt.state import SNAPSHOT_VERSION, OriginState, Sna
 # holds or how (the compiled tables' layout included). A record starts with both versions: a
 # change of either leaves older records unread, and a change of this one alone leaves a fleet's
 # states in Redis as they are.
-_SHAPE = 6
+_SHAPE = 5
 _VERSION = bytes([SNAPSHOT_VERSION << 4 | _SHAPE])
 # A CRC-32 of the compressed bytes, checked before they are decompressed: it catches any damage
 # of up to 32 bits in a row, where the version byte and pickle's structure alone let some
