@@ -213,11 +213,11 @@ class RobotsTxt:
         #: About how many bytes of memory these rules hold once the group a crawler uses is
         #: compiled (for a cache bounded in bytes).
         self.size_hint = size_hint
-        #: How many groups checks have selected (each compiled by its first checks or
-        #: after them): it only grows, so a copy made before the last check selected one has
-        #: a smaller count.
+        #: How many groups checks have selected (each compiled after its first checks, or when
+        #: packed): it only grows, so a copy made before the last check selected one has a
+        #: smaller count.
         self.selected = selected
-        # The User-Agent of the last check and its compiled group: a crawler checks every URL
+        # The User-Agent of the last check and its group: a crawler checks every URL
         # with one, so most checks skip finding the group (a third of a check's time).
         self._last_agent: str | None = None
         self._last_group: Group | None = None

@@ -628,9 +628,10 @@ class Group:
 
     def select(self) -> bool:
         """Ready the group for checks; whether no check had selected it before."""
-        if self.selected:
+        rules = self._rules
+        if self._scans_left is not None or rules is None:  # selected (see above)
             return False
-        scan = self._scan = None if self._rules is None else _scan_of(self._rules)
+        scan = self._scan = _scan_of(rules)
         self._scans_left = 0 if scan is None else SCANS
         return True
 
@@ -646,11 +647,15 @@ class Group:
     def allows(self, path: str) -> bool:
         """Whether a canonical *path* is allowed: no rule matches, or the deciding one allows
         (a check that would take more than :data:`WORK_BOUND` is not)."""
-        # _decide's work written out: a call less on every check of a crawl.
+        # _decide's work written out: a call less on every check of a crawl; _scanned's on
+        # the first checks.
         if self._rules is not None:
-            rule = self._scanned(path)
-            if rule is not _UNSURE:
-                return rule is None or rule[0]
+            scans, scan = self._scans_left, self._scan
+            if scans and scan is not None:
+                self._scans_left = scans - 1
+                rule = _scan(scan, path)
+                if rule is not _UNSURE:
+                    return rule is None or rule[0]
             self.compile()
         table = self._table
         if self._index is not None:
