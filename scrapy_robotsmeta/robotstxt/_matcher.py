@@ -209,18 +209,15 @@ _UNSURE: RuleRow = (False, "", 0)
 # The work a scan may do before it answers _UNSURE: a quarter of a check's, so that a check
 # that scans, then compiles and checks again does at most 1.25 times WORK_BOUND.
 _SCAN_BOUND = WORK_BOUND // 4
-# A rule with a tail, as _scan reads it: its literal prefix, its precedence (see _entry), its
-# row (allow, canonical pattern, line), and for most, whose tail is one piece after a "*", the
-# piece and whether the pattern ends with "$" (None and False for the others).
-_Tailed = tuple[str, int, RuleRow, str | None, bool]
 
 
 # A group's rules as checks scan them before it is compiled (see _scan): every rule's
 # pattern, for one C-level test of whether a plain one matches (one with a "*" or a "$" never
-# does: a canonical path holds neither); the rules with them; those of the rules with a tail,
-# in file order; whether each pattern is its rule's path as written. A plain tuple: a named
-# one costs a Python-level call to make, on the first check of each file.
-_Scan = tuple[tuple[str, ...], list[RuleRow], list[_Tailed], bool]
+# does: a canonical path holds neither); the rules with them; the patterns joined by newlines,
+# where C-level searches find those with a "*" or a "$"; whether each pattern is its rule's
+# path as written. A plain tuple: a named one costs a Python-level call to make, on the first
+# check of each file.
+_Scan = tuple[tuple[str, ...], list[RuleRow], str, bool]
 
 
 def _scan_of(rules: list[RuleRow]) -> _Scan | None:
@@ -240,39 +237,7 @@ def _scan_of(rules: list[RuleRow]) -> _Scan | None:
         joined = "\n".join(patterns)
     if "/index.htm" in joined and _adds_patterns(rules):
         return None
-    tailed = _tailed(rules, joined) if "*" in joined or "$" in joined else []
-    return tuple(patterns), rules, tailed, as_written
-
-
-def _tailed(rules: list[RuleRow], joined: str) -> list[_Tailed]:
-    """The rules with a "*" or a "$" of *rules*, whose patterns *joined* holds one a line,
-    found by C-level searches (most groups have few of them), as _scan reads them."""
-    tailed: list[_Tailed] = []
-    row = at = 0
-    star, dollar = joined.find("*"), joined.find("$")
-    while star >= 0 or dollar >= 0:
-        mark = star if dollar < 0 or 0 <= star < dollar else dollar
-        row += joined.count("\n", at, mark)
-        rule = rules[row]
-        pattern = rule[1]
-        first = pattern.find("*")
-        if first < 0:  # a prefix, then "$"
-            tailed.append((pattern[:-1], 2 * len(pattern) + rule[0], rule, None, False))
-        else:
-            rest = pattern[first + 1 :]
-            anchored = rest[-1:] == "$"
-            piece = rest[:-1] if anchored else rest
-            one = "*" not in piece
-            entry = (pattern[:first], 2 * len(pattern) + rule[0], rule, piece if one else None)
-            tailed.append((*entry, anchored and one))
-        at = joined.find("\n", mark)
-        if at < 0:
-            break
-        if 0 <= star < at:
-            star = joined.find("*", at)
-        if 0 <= dollar < at:
-            dollar = joined.find("$", at)
-    return tailed
+    return tuple(patterns), rules, joined, as_written
 
 
 def _adds_patterns(rows: list[RuleRow]) -> bool:
@@ -296,35 +261,51 @@ def _scan(scan: _Scan, path: str) -> RuleRow | None:
     most, which is more than the compiled check spends on the same rules, and answers _UNSURE
     past _SCAN_BOUND, having done no more work than that. Measured hot loops, written out.
     """
-    patterns, rows, tailed, _ = scan
+    patterns, rows, joined, _ = scan
     best = None
     rank = -1
     if path.startswith(patterns):
         for rule in rows:
             if path.startswith(rule[1]) and 2 * len(rule[1]) + rule[0] > rank:
                 best, rank = rule, 2 * len(rule[1]) + rule[0]
+    # The rules with a "*" or a "$", found by C-level searches (most groups have few).
+    star, dollar = joined.find("*"), joined.find("$")
     work = _SCAN_BOUND
     size = len(path)
-    for prefix, precedence, rule, piece, anchored in tailed:
-        if precedence < rank or not path.startswith(prefix):
+    row = at = 0
+    while star >= 0 or dollar >= 0:
+        mark = star if dollar < 0 or 0 <= star < dollar else dollar
+        row += joined.count("\n", at, mark)
+        at = joined.find("\n", mark)
+        if at < 0:  # the last rule
+            star = dollar = -1
+        else:
+            star = joined.find("*", at) if 0 <= star < at else star
+            dollar = joined.find("$", at) if 0 <= dollar < at else dollar
+        rule = rows[row]
+        pattern = rule[1]
+        precedence = 2 * len(pattern) + rule[0]
+        if precedence < rank or (precedence == rank and best is not None and best[2] < rule[2]):
             continue
-        if precedence == rank and best is not None and best[2] < rule[2]:
+        first = pattern.find("*")
+        start = first if first >= 0 else len(pattern) - 1  # the literal prefix's end
+        if not path.startswith(pattern[:start]):
             continue
-        start = len(prefix)
+        rest = pattern[start + 1 :]
+        one = first >= 0 and "*" not in rest  # most: one piece after the "*"
         # What follows the prefix is at least as long as the longest piece: at least the
         # cost the compiled check counts for the rule.
-        pieces = 1 if piece is not None else rule[1].count("*")
-        work -= (size - start) * (len(rule[1]) - start) + _RULE_COST + pieces * _PIECE_COST
+        pieces = 1 if one else pattern.count("*")
+        work -= (size - start) * (len(pattern) - start) + _RULE_COST + pieces * _PIECE_COST
         if work < 0:
             return _UNSURE
-        if piece is not None:  # as _matches_after_prefix would, for one piece
-            if anchored:
-                matched = path.endswith(piece) and size - len(piece) >= start
-            else:
-                matched = path.find(piece, start) >= 0
-        else:
-            tail = _split_pattern(rule[1])[1]
+        if not one:
+            tail = _split_pattern(pattern)[1]
             matched = tail is not None and _matches_after_prefix(path, start, *tail)
+        elif rest[-1:] == "$":  # as _matches_after_prefix would, for one piece
+            matched = path.endswith(rest[:-1]) and size - len(rest) + 1 >= start
+        else:
+            matched = path.find(rest, start) >= 0
         if matched:
             best, rank = rule, precedence
     return best
