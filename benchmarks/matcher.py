@@ -3,10 +3,10 @@
     .venv/bin/python -m benchmarks.matcher [--rounds 3] [--modes parse,first,warm,new]
 
 Parse: each file parsed by both, in alternation (A B, then B A), N rounds; a file's time is the
-median of its rounds. The first allowed() after a parse (where RobotsTxt compiles the group
-it selects), timed the same way, each round on a fresh parse. allowed(): every check warmed
-up once, then timed the same way. Both sides get the same bytes, the same URLs and the same
-product tokens.
+median of its rounds. The first allowed() after a parse (where RobotsTxt scans the rules of
+the group it selects, compiled by a later check), timed the same way, each round on a fresh
+parse. allowed(): every check warmed up once, then timed the same way. Both sides get the
+same bytes, the same URLs and the same product tokens.
 
 New URLs (``new``), as in a crawl, where every URL checked is one never checked before: each
 call is given a URL string made for it alone (see :func:`fresh_urls`), so that nothing a
@@ -239,7 +239,7 @@ def main() -> None:
         figures["parse_us_per_file"] = report_parse(*bench_parse(files, args.rounds))
     if "first" in modes:
         figures["first_check_us_per_file"] = report(
-            "First allowed() after a parse, µs per file (RobotsTxt compiles its group then)",
+            "First allowed() after a parse, µs per file (RobotsTxt scans its group's rules then)",
             *bench_first_check(files, args.rounds),
             {"median": median, "p99": p99, "sum": sum},
         )

@@ -258,22 +258,23 @@ def test_a_packed_origin_counts_its_record_not_its_live_state() -> None:
     assert cache.bytes == state_bytes(cache.get_or_create(origin("b"))) + record_bytes(pack(a))
 
 
-def test_a_group_compiled_since_unpacking_is_packed_again_with_it() -> None:
-    """A record made before the crawler's group was compiled (an origin packed between its
-    fetch and its first check) would have it compiled again at each unpacking."""
+def test_a_group_selected_since_unpacking_is_packed_again_with_it() -> None:
+    """A record made before the crawler's group was selected (an origin packed between its
+    fetch and its first check) would have it selected again at each unpacking, its rules
+    read from the part of the record kept apart."""
     shelf = Shelf()
     cache = OriginCache(max_bytes=STATE_BYTES + 1, second=shelf)
     fetch(cache, "a")
     cache.get_or_create(origin("b"))  # a is packed before any check
     state = cache.get_or_create(origin("a"))
     assert state.rules is not None
-    assert state.rules.compiled == 0
-    assert not state.rules.allowed("http://a/private", "bot")  # compiles the group
+    assert state.rules.selected == 0
+    assert not state.rules.allowed("http://a/private", "bot")  # selects the group
     cache.get_or_create(origin("b"))
     assert shelf.writes.count(origin("a")) == 2
     again = cache.get_or_create(origin("a"))
     assert again.rules is not None
-    assert again.rules.compiled == 1
+    assert again.rules.selected == 1
 
 
 def merged_groups_file() -> bytes:

@@ -22,6 +22,7 @@ from tests.rules import (
     BASE,
     NEAR_MISS_PATH,
     NEAR_MISSES,
+    UA,
     allows,
     deciding,
     disallowing,
@@ -437,6 +438,56 @@ def test_indexed_group_verdicts_match_a_literal_reading_of_the_rfc(
     parsed = RobotsTxt.parse("\n".join(["User-agent: *", *lines]).encode())
     for path in paths:
         assert parsed.allowed(BASE + "/" + path, "bot") is _oracle(rules, "/" + path), path
+
+
+# Pieces of rule paths and URL paths that make the scan's cases: operators, escapes of
+# unreserved and reserved characters, text outside ASCII, index pages, repeats.
+_PIECES = ["a", "b", "/", "?", "=", ".", "*", "$", "%41", "%2f", "%2F", "~", "%7e", "é", "%2A"]
+_SCAN_PATH = st.lists(st.sampled_from([*_PIECES, "index.html"]), max_size=6).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    rules=st.lists(st.tuples(st.booleans(), _SCAN_PATH), max_size=40),
+    paths=st.lists(_SCAN_PATH, min_size=1, max_size=8),
+)
+def test_first_checks_answer_as_the_compiled_group(
+    rules: list[tuple[bool, str]], paths: list[str]
+) -> None:
+    """RFC 9309 §2.2.2: a group's first checks, which scan its rules as parsed, give the
+    verdict and the deciding rule (what ``scrapy robots`` explains) of the compiled group."""
+    lines = [f"{'Allow' if allow else 'Disallow'}: /{path}" for allow, path in rules]
+    body = "\n".join(["User-agent: *", *lines]).encode()
+    for path in paths:
+        url = f"{BASE}/{path}"
+        scanned, compiled = RobotsTxt.parse(body), RobotsTxt.parse(body)
+        group = compiled._checked(UA)
+        assert group is not None
+        group.compile()
+        assert scanned.explain(url, UA) == compiled.explain(url, UA), (path, lines)
+        assert scanned.allowed(url, UA) is compiled.allowed(url, UA)
+        # Scanned indeed, but where an index page's allow adds a pattern.
+        scanned_group = scanned._group(UA)
+        assert scanned_group is not None
+        index_page = any(allow and "/index.htm" in f"/{p}" for allow, p in rules)
+        assert scanned_group.compiled is index_page
+
+
+@pytest.mark.parametrize("count", [31, 1000])
+@pytest.mark.parametrize(
+    "path", [NEAR_MISS_PATH, "/" + "a" * 41 + "baa", "/" + "a" * 41 + "bbb", "/" + "a" * 8000]
+)
+def test_first_checks_past_the_work_bound_answer_as_the_compiled_group(
+    count: int, path: str
+) -> None:
+    """Rules alike against a long URL: the first check, which would scan them, answers what
+    the compiled group does, undecided where it is (within the work bound otherwise)."""
+    body = "\n".join(NEAR_MISSES.splitlines()[: count + 1]).encode()
+    scanned, compiled = RobotsTxt.parse(body), RobotsTxt.parse(body)
+    group = compiled._checked(UA)
+    assert group is not None
+    group.compile()
+    assert scanned.explain(BASE + path, UA) == compiled.explain(BASE + path, UA)
 
 
 def test_longest_match_wins_among_rules_sharing_a_prefix() -> None:

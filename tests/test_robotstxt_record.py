@@ -45,7 +45,7 @@ def fetched(outcome: Outcome) -> OriginState:
 
 
 def checked_then_read_back(body: bytes, token: str) -> tuple[OriginState, RobotsTxt]:
-    """The state of a fetched *body* whose group for *token* a check compiled, packed and
+    """The state of a fetched *body* whose group for *token* a check selected, packed and
     unpacked, with its rules."""
     state = fetched(from_response(200, body))
     assert state.rules is not None
@@ -69,18 +69,31 @@ def test_rules_come_back_as_written_with_their_line_numbers() -> None:
 def test_every_group_comes_back_not_only_the_one_a_crawler_used() -> None:
     """RFC 9309 §2.2.1: the token decides the group, per request; a record keeps them all."""
     body = b"User-agent: a\nDisallow: /mine\n\nUser-agent: *\nDisallow: /all\n"
-    _, rules = checked_then_read_back(body, "a")  # group a compiled, the other not
+    _, rules = checked_then_read_back(body, "a")  # group a selected, the other not
     assert not rules.allowed("https://example.com/mine", "a")
     assert rules.allowed("https://example.com/all", "a")
     assert not rules.allowed("https://example.com/all", "other")
 
 
-def test_a_compiled_group_needs_no_compiling_again() -> None:
-    _, rules = checked_then_read_back(b"User-agent: *\nDisallow: /x\n", "bot")
-    group = rules._group("bot")
+def test_a_selected_group_is_packed_compiled() -> None:
+    """A group its first check only scanned (see SCANS) is compiled when packed: reading it
+    back leaves nothing to do before a check, which answers as before."""
+    state = fetched(from_response(200, b"User-agent: *\nDisallow: /x\n"))
+    assert state.rules is not None
+    assert state.rules.allowed("https://example.com/", "bot")
+    live = state.rules._group("bot")
+    assert live is not None
+    assert not live.compiled
+    back = unpack(ORIGIN, pack(state))
+    assert back is not None
+    assert back.rules is not None
+    group = back.rules._group("bot")
     assert group is not None
-    assert group._rules is None  # the compiled table came back with it
-    assert not rules.allowed("https://example.com/x", "bot")
+    assert group.compiled  # the compiled table came back with it
+    assert not back.rules.allowed("https://example.com/x", "bot")
+    assert str(back.rules.explain("https://example.com/x/1", "bot")) == (
+        "Disallow: /x (line 2, group *)"
+    )
 
 
 def test_a_group_is_built_from_its_record_only_when_a_check_selects_it() -> None:
@@ -93,9 +106,9 @@ def test_a_group_is_built_from_its_record_only_when_a_check_selects_it() -> None
     again = unpack(ORIGIN, pack(back))
     assert again is not None
     assert again.rules is not None
-    assert again.rules.compiled == 1
+    assert again.rules.selected == 1
     assert not again.rules.allowed("https://example.com/theirs", "c")
-    assert again.rules.compiled == 2  # b and c share their group
+    assert again.rules.selected == 2  # b and c share their group
 
 
 def test_sitemaps_and_unselected_groups_come_back_when_asked_for() -> None:
@@ -112,38 +125,38 @@ def test_sitemaps_and_unselected_groups_come_back_when_asked_for() -> None:
     assert str(why) == "Disallow: /y (line 7, group slow)"
 
 
-def test_the_largest_crawl_delay_comes_back_compiled_or_not() -> None:
+def test_the_largest_crawl_delay_comes_back_selected_or_not() -> None:
     """The largest Crawl-delay of a group and of the groups merged with it (RFC 9309 §2.2.1)
-    comes back from a record, for the group a check compiled and for those pickled apart."""
+    comes back from a record, for the group a check selected and for those pickled apart."""
     body = (
         b"User-agent: bot\nCrawl-delay: 1\nUser-agent: other\nCrawl-delay: 12\nDisallow: /x\n\n"
         b"User-agent: slow\nCrawl-delay: 20\n\nUser-agent: slow\nCrawl-delay: 3\n"
     )
     _, rules = checked_then_read_back(body, "bot")
-    assert rules.compiled == 1
+    assert rules.selected == 1
     assert (rules.crawl_delay("bot"), rules.crawl_delay("other")) == (12.0, 12.0)
     assert rules.crawl_delay("slow") == 20.0
     assert RobotsTxt.from_plain(rules.to_plain()).crawl_delay("slow") == 20.0
 
 
-def test_a_record_with_every_group_compiled_and_no_sitemap_has_no_rest() -> None:
+def test_a_record_with_every_group_selected_and_no_sitemap_has_no_rest() -> None:
     _, rules = checked_then_read_back(b"User-agent: *\nDisallow: /x\n", "bot")
     _, _, rest, _, _ = rules.to_plain()
     assert rest is None
     assert rules.sitemaps == []
-    assert rules.compiled == 1
+    assert rules.selected == 1
 
 
-def test_explaining_a_group_of_a_record_counts_it_compiled() -> None:
-    """A cache packs an origin again when a check compiled a group its record lacked; an
-    explanation (``scrapy robots``, a refusal's log line) compiles one as a check does."""
+def test_explaining_a_group_of_a_record_counts_it_selected() -> None:
+    """A cache packs an origin again when a check selected a group its record lacked; an
+    explanation (``scrapy robots``, a refusal's log line) selects one as a check does."""
     body = b"User-agent: *\nDisallow: /x\n\nUser-agent: other\nDisallow: /y\n"
     back, rules = checked_then_read_back(body, "bot")
-    assert rules.compiled == 1
+    assert rules.selected == 1
     assert not back.explain("https://example.com/y", "other").allowed
-    assert rules.compiled == 2
+    assert rules.selected == 2
     assert rules.crawl_delay("other") is None
-    assert rules.compiled == 2
+    assert rules.selected == 2
 
 
 def test_allow_all_comes_back_as_the_shared_rules() -> None:
@@ -233,7 +246,7 @@ def test_a_damaged_byte_costs_a_fetch_never_another_verdict(body: bytes) -> None
     ones, and never an exception from a check."""
     state = fetched(from_response(200, body))
     assert state.rules is not None
-    state.rules.allowed("https://example.com/", "bot")  # a crawl's first check: one compiled
+    state.rules.allowed("https://example.com/", "bot")  # a crawl's first check: one selected
     tokens = (
         *dict.fromkeys(token for group in parse_file(body).groups for token in group.agents),
         "bot",

@@ -191,7 +191,7 @@ class RobotsTxt:
         "_last_group",
         "_rest",
         "_sitemaps",
-        "compiled",
+        "selected",
         "size_hint",
         "truncated",
     )
@@ -205,10 +205,10 @@ class RobotsTxt:
         size_hint: int = 0,
         *,
         rest: bytes | None = None,
-        compiled: int = 0,
+        selected: int = 0,
     ) -> None:
         # A group that several agents name is kept once. Read back from an origin's record,
-        # the groups checks had compiled stay in their plain form until a check selects one,
+        # the groups checks had selected stay in their plain form until a check selects one,
         # and the others (with the sitemaps) stay in *rest*, pickled, until something needs
         # them: most files have a group for ``*`` and others for crawlers that are not this
         # one, and a broad crawl reads most origins back from disk for a single check.
@@ -222,10 +222,11 @@ class RobotsTxt:
         #: About how many bytes of memory these rules hold once the group a crawler uses is
         #: compiled (for a cache bounded in bytes).
         self.size_hint = size_hint
-        #: How many groups checks have compiled: it only grows, so a copy made before the
-        #: last check compiled one has a smaller count.
-        self.compiled = compiled
-        # The User-Agent of the last check and its compiled group: a crawler checks every URL
+        #: How many groups checks have selected (each compiled after its first checks, or when
+        #: packed): it only grows, so a copy made before the last check selected one has a
+        #: smaller count.
+        self.selected = selected
+        # The User-Agent of the last check and its group: a crawler checks every URL
         # with one, so most checks skip finding the group (a third of a check's time).
         self._last_agent: str | None = None
         self._last_group: Group | None = None
@@ -280,10 +281,14 @@ class RobotsTxt:
     def to_plain(self) -> tuple[Any, ...]:
         """These rules as tuples, strings and numbers, for an origin's record: read back
         (:meth:`from_plain`) with no class to look up and nothing to parse or compile again.
-        The compiled groups come first; the others and the sitemaps are pickled apart, read
-        only when needed."""
+        The groups checks selected come first, compiled, so that reading them back leaves
+        nothing to do before a check; the others and the sitemaps are pickled apart, read only
+        when needed."""
         groups = self._groups
-        compiled = tuple(
+        for group in groups:
+            if isinstance(group, Group) and group.selected:
+                group.compile()  # if its checks have not yet
+        selected = tuple(
             _plain(group) if group is not None and is_compiled(group) else None for group in groups
         )
         rest = self._rest  # still as it was read: nothing in it changed
@@ -293,16 +298,16 @@ class RobotsTxt:
             )
             if self.sitemaps or others.count(None) < len(others):
                 rest = pickle.dumps((others, self.sitemaps), protocol=pickle.HIGHEST_PROTOCOL)
-        return compiled, self._agents, rest, self.truncated, self.size_hint
+        return selected, self._agents, rest, self.truncated, self.size_hint
 
     @classmethod
     def from_plain(cls, plain: tuple[Any, ...]) -> RobotsTxt:
         groups, agents, rest, truncated, size_hint = plain
-        # Without a rest, every group is compiled and there is no sitemap.
+        # Without a rest, a check selected every group and there is no sitemap.
         sitemaps: list[str] | None = [] if rest is None else None
-        compiled = len(groups) - groups.count(None)
+        selected = len(groups) - groups.count(None)
         return cls(
-            list(groups), agents, sitemaps, truncated, size_hint, rest=rest, compiled=compiled
+            list(groups), agents, sitemaps, truncated, size_hint, rest=rest, selected=selected
         )
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -325,11 +330,10 @@ class RobotsTxt:
         return group
 
     def _checked(self, user_agent: str) -> Group | None:
-        """The group that applies to *user_agent*, compiled for checks."""
+        """The group that applies to *user_agent*, ready for checks."""
         group = self._group(user_agent)
-        if group is not None and not group.compiled:
-            group.compile()
-            self.compiled += 1
+        if group is not None and group.select():
+            self.selected += 1
         return group
 
     def explain(self, url: str, user_agent: str) -> Verdict:

@@ -60,6 +60,11 @@ def canonical_url_path(path: str) -> str:
 match_plain_rule_paths = re.compile(f"[{_KEEP}\n]*").fullmatch
 
 
+#: A match when rule paths joined by newlines hold only characters a canonical rule path
+#: keeps (``*``, and ``$``, canonical only as a path's last character); None otherwise.
+match_rule_path_characters = re.compile(f"[{_KEEP}*$\n]*").fullmatch
+
+
 def canonical_rule_path(path: str) -> str:
     """Canonical form of a rule path: ``*`` stays a wildcard, a final ``$`` stays an anchor, any
     other ``$`` is literal.

@@ -10,7 +10,9 @@ that a check looks at a handful of its rules, however many it has. A hostile fil
 make thousands of them look worth trying (tens of thousands of ``/*x…`` rules alike, checked
 against 8 KB URLs): one check does at most ``WORK_BOUND`` of work, and past it answers
 disallowed, no rule deciding.
-Everything is built on first use: most groups of a file are never selected.
+Everything is built on first use: most groups of a file are never selected. A group's first
+checks scan its rules as parsed (``_scan``), with the compiled group's answers: compiling pays
+for itself only over more checks than most origins of a broad crawl get.
 
 A cache may hold thousands of origins, each with a compiled group, so a group's compiled rules
 are kept as a few tuples, one entry per rule in each (a ``_Table``), rather than as one object
@@ -27,7 +29,11 @@ from itertools import chain
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from scrapy_robotsmeta.robotstxt._encoding import canonical_rule_path, match_plain_rule_paths
+from scrapy_robotsmeta.robotstxt._encoding import (
+    canonical_rule_path,
+    match_plain_rule_paths,
+    match_rule_path_characters,
+)
 from scrapy_robotsmeta.robotstxt._parser import Rule, RuleRow, UsageLine
 
 #: A group as :meth:`Group.to_plain` gives it.
@@ -61,6 +67,11 @@ _PIECE_COST = 128
 _MAX_TRIED = WORK_BOUND // _RULE_COST
 #: The answer of a check that would take more than WORK_BOUND: no rule decided, disallowed.
 UNDECIDED = -1
+#: How many checks a group answers from its rules as parsed (see _scan) before it compiles
+#: them: compiling a real group costs about as much as this many scans of it, so that a group
+#: checked a few times never pays for it, and one checked often pays it once.
+SCANS = 4
+
 
 # What follows a rule's literal prefix: the literal pieces after each "*" and whether the rule
 # ends with "$". None for the common plain rule, which matches every path its prefix starts.
@@ -200,6 +211,111 @@ def _matches_after_prefix(path: str, start: int, pieces: tuple[str, ...], anchor
 
 
 _NO_RULES = _Table((), (), (), (), (), ())
+# What _scan answers when the compiled group might answer otherwise: compile and ask it.
+_UNSURE: RuleRow = (False, "", 0)
+# The work a scan may do before it answers _UNSURE: a quarter of a check's, so that a check
+# that scans, then compiles and checks again does at most 1.25 times WORK_BOUND.
+_SCAN_BOUND = WORK_BOUND // 4
+
+
+# A group's rules as checks scan them before it is compiled (see _scan): every rule's
+# pattern, for one C-level test of whether a plain one matches (one with a "*" or a "$" never
+# does: a canonical path holds neither); the rules with them; the patterns joined by newlines,
+# where C-level searches find those with a "*" or a "$"; whether each pattern is its rule's
+# path as written. A plain tuple: a named one costs a Python-level call to make, on the first
+# check of each file.
+_Scan = tuple[tuple[str, ...], list[RuleRow], str, bool]
+
+
+def _scan_of(rules: list[RuleRow]) -> _Scan | None:
+    """What checks scan of *rules* (see _scan): each rule with its canonical pattern for path;
+    None when a scan could answer otherwise than the compiled group: where an index page's
+    allow adds a pattern, and past _MAX_TRIED rules, where a compiled check may stop short."""
+    if len(rules) > _MAX_TRIED:
+        return None
+    patterns = [rule[1] for rule in rules]
+    joined = "\n".join(patterns)
+    as_written = match_rule_path_characters(joined) is not None and (
+        "$" not in joined or _anchors_only(joined)
+    )
+    if not as_written:
+        rules = [(allow, canonical_rule_path(path), line) for allow, path, line in rules]
+        patterns = [rule[1] for rule in rules]
+        joined = "\n".join(patterns)
+    if "/index.htm" in joined and _adds_patterns(rules):
+        return None
+    return tuple(patterns), rules, joined, as_written
+
+
+def _adds_patterns(rows: list[RuleRow]) -> bool:
+    """Whether an index page's allow among *rows* adds a pattern (see _entries)."""
+    return any(allow and "/index.htm" in path for allow, path, _ in rows)
+
+
+def _anchors_only(joined: str) -> bool:
+    """Whether each "$" of rule paths joined by newlines is a path's last character (an
+    anchor), as in a canonical pattern: counted, 10 times faster than a regular expression."""
+    return joined.count("$") == joined.count("$\n") + joined.endswith("$")
+
+
+def _scan(scan: _Scan, path: str) -> RuleRow | None:
+    """The row of *scan* that decides a canonical *path*, None if none matches, or _UNSURE.
+
+    The longest match decides, allow winning a tie, then the rule written first (its line is
+    the smaller): the compiled group's answer, where a pattern written again keeps only that
+    rule. The compiled group answers UNDECIDED instead when its check would pass WORK_BOUND:
+    this scan counts what a match of each rule with a tail that could still decide costs at
+    most, which is more than the compiled check spends on the same rules, and answers _UNSURE
+    past _SCAN_BOUND, having done no more work than that. Measured hot loops, written out.
+    """
+    patterns, rows, joined, _ = scan
+    best = None
+    rank = -1
+    if path.startswith(patterns):
+        for rule in rows:
+            if path.startswith(rule[1]) and 2 * len(rule[1]) + rule[0] > rank:
+                best, rank = rule, 2 * len(rule[1]) + rule[0]
+    # The rules with a "*" or a "$", found by C-level searches (most groups have few).
+    star, dollar = joined.find("*"), joined.find("$")
+    work = _SCAN_BOUND
+    size = len(path)
+    row = at = 0
+    while star >= 0 or dollar >= 0:
+        mark = star if dollar < 0 or 0 <= star < dollar else dollar
+        row += joined.count("\n", at, mark)
+        at = joined.find("\n", mark)
+        if at < 0:  # the last rule
+            star = dollar = -1
+        else:
+            star = joined.find("*", at) if 0 <= star < at else star
+            dollar = joined.find("$", at) if 0 <= dollar < at else dollar
+        rule = rows[row]
+        pattern = rule[1]
+        precedence = 2 * len(pattern) + rule[0]
+        if precedence < rank or (precedence == rank and best is not None and best[2] < rule[2]):
+            continue
+        first = pattern.find("*")
+        start = first if first >= 0 else len(pattern) - 1  # the literal prefix's end
+        if not path.startswith(pattern[:start]):
+            continue
+        rest = pattern[start + 1 :]
+        one = first >= 0 and "*" not in rest  # most: one piece after the "*"
+        # What follows the prefix is at least as long as the longest piece: at least the
+        # cost the compiled check counts for the rule.
+        pieces = 1 if one else pattern.count("*")
+        work -= (size - start) * (len(pattern) - start) + _RULE_COST + pieces * _PIECE_COST
+        if work < 0:
+            return _UNSURE
+        if not one:
+            tail = _split_pattern(pattern)[1]
+            matched = tail is not None and _matches_after_prefix(path, start, *tail)
+        elif rest[-1:] == "$":  # as _matches_after_prefix would, for one piece
+            matched = path.endswith(rest[:-1]) and size - len(rest) + 1 >= start
+        else:
+            matched = path.find(rest, start) >= 0
+        if matched:
+            best, rank = rule, precedence
+    return best
 
 
 def _grams(pieces: tuple[str, ...]) -> set[str]:
@@ -404,7 +520,17 @@ def _keep_first(unique: dict[str, _Entry], pattern: str, entry: _Entry) -> None:
 class Group:
     """The rules that apply to one product token, its crawl delay and its usage lines."""
 
-    __slots__ = ("_index", "_rules", "_table", "agents", "crawl_delay", "usage", "usage_scoped")
+    __slots__ = (
+        "_index",
+        "_rules",
+        "_scan",
+        "_scans_left",
+        "_table",
+        "agents",
+        "crawl_delay",
+        "usage",
+        "usage_scoped",
+    )
 
     def __init__(
         self,
@@ -419,11 +545,14 @@ class Group:
         #: Whether a Content-Usage rule has a path: only then do the lines that apply to a
         #: URL depend on it.
         self.usage_scoped = bool(usage) and any(line.path is not None for line in usage)
-        #: The rules as parsed (or as plain tuples, read back from a pickle), until the first
-        #: check compiles them.
+        #: The rules as parsed (or as plain tuples, read back from a pickle), until a check
+        #: compiles them.
         self._rules: list[RuleRow] | None = rules
         self._table = _NO_RULES
         self._index: _Index | None = None
+        #: How many more checks scan the rules as parsed; None until a check selects the group.
+        self._scans_left: int | None = None
+        self._scan: _Scan | None = None
 
     def to_plain(self) -> PlainGroup:
         """The group as tuples, strings and numbers: read back (:meth:`from_plain`) without
@@ -442,6 +571,7 @@ class Group:
         group.usage_scoped = bool(usage) and any(line.path is not None for line in group.usage)
         group._table = _NO_RULES if group._rules is not None else _Table._make(table)
         group._index = None if index is None else _Index.from_plain(index)
+        group._scans_left = group._scan = None
         return group
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -472,18 +602,48 @@ class Group:
         self._table = tuple.__new__(_Table, zip(*entries, strict=True)) if entries else _NO_RULES
         if len(entries) >= _INDEX_FROM:
             self._index = _Index(self._table)
-        self._rules = None
+        self._rules = self._scan = None
 
     @property
     def compiled(self) -> bool:
         """Whether a check compiled the group's rules."""
         return self._rules is None
 
+    @property
+    def selected(self) -> bool:
+        """Whether a check selected the group (compiled, or to be compiled by a later one)."""
+        return self._scans_left is not None or self._rules is None
+
+    def select(self) -> bool:
+        """Ready the group for checks; whether no check had selected it before."""
+        rules = self._rules
+        if self._scans_left is not None or rules is None:  # selected (see above)
+            return False
+        scan = self._scan = _scan_of(rules)
+        self._scans_left = 0 if scan is None else SCANS
+        return True
+
+    def _scanned(self, path: str) -> RuleRow | None:
+        """The row that decides *path*, read from the rules as parsed (see _scan); _UNSURE
+        when the group is to be compiled instead (the last scan done, or none allowed)."""
+        scans, scan = self._scans_left, self._scan
+        if not scans or scan is None:
+            return _UNSURE
+        self._scans_left = scans - 1
+        return _scan(scan, path)
+
     def allows(self, path: str) -> bool:
         """Whether a canonical *path* is allowed: no rule matches, or the deciding one allows
         (a check that would take more than :data:`WORK_BOUND` is not)."""
-        # _decide's work written out: a call less on every check of a crawl.
+        # _decide's work written out: a call less on every check of a crawl; _scanned's on
+        # the first checks.
         if self._rules is not None:
+            scans, scan = self._scans_left, self._scan
+            if scans and scan is not None:
+                self._scans_left = scans - 1
+                rule = _scan(scan, path)
+                if rule is not _UNSURE:
+                    return rule is None or rule[0]
             self.compile()
         table = self._table
         if self._index is not None:
@@ -498,6 +658,15 @@ class Group:
         """Whether a canonical *path* is allowed, and the rule that decides: None when no rule
         matches (allowed), or when deciding would take more than :data:`WORK_BOUND`
         (disallowed)."""
+        rules, scan = self._rules, self._scan
+        if rules is not None and scan is not None:
+            row = self._scanned(path)
+            if row is None:
+                return True, None
+            if row is not _UNSURE:
+                if not scan[3]:  # the rule as written: the one on the row's line
+                    row = next(rule for rule in rules if rule[2] == row[2])
+                return row[0], Rule._make(row)
         index = self._decide(path)
         if index is None or index == UNDECIDED:
             return index is None, None

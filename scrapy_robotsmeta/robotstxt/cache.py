@@ -1,7 +1,7 @@
 """Origin → state, in this process's memory up to a bound in bytes, then in a second tier.
 
 Memory holds an origin in one of two forms. Origins fetched or changed lately are live
-states, their rules parsed and the crawler's group compiled: kilobytes each, filling up to half
+states, their rules parsed and the crawler's group selected: kilobytes each, filling up to half
 of the bound. The least recently used of them are packed into records (``record.py``: a few
 hundred bytes for most files), which fill the rest; a packed origin met again is unpacked for
 that look-up, which costs neither a parse nor a compile, and stays packed unless it changes.
@@ -49,8 +49,8 @@ def record_bytes(record: bytes) -> int:
     return RECORD_BYTES + len(record)
 
 
-def _compiled(state: OriginState) -> int:
-    return 0 if state.rules is None else state.rules.compiled
+def _selected(state: OriginState) -> int:
+    return 0 if state.rules is None else state.rules.selected
 
 
 class SecondTier(Protocol):
@@ -74,8 +74,8 @@ class OriginCache:
     A packed origin met again is read back for the moment of its use: until the next look-up
     of another origin, it is the origin *in use*, and its record stays where it was. Most such
     look-ups only decide a request, which changes nothing; an origin that did change by then
-    (a fetch started, requests wait on it) becomes live, and one whose check compiled a group
-    gets a new record, so that the next reading needs no compiling.
+    (a fetch started, requests wait on it) becomes live, and one whose check selected a group
+    gets a new record, so that the next reading has that group at hand.
     """
 
     def __init__(
@@ -93,7 +93,7 @@ class OriginCache:
         self._sizes: dict[Origin, int] = {}
         self._records: OrderedDict[Origin, bytes] = OrderedDict()
         # The origin in use, read back from its record: its state, with its change count and
-        # compiled groups when read.
+        # selected groups when read.
         self._in_use: tuple[OriginState, int, int] | None = None
         #: Estimated bytes of the live states, and of everything in memory.
         self.live_bytes = 0
@@ -212,7 +212,7 @@ class OriginCache:
         else:
             self.second_hits += 1
             self._hold_record(origin, record)
-        self._in_use = (state, state.changes, _compiled(state))
+        self._in_use = (state, state.changes, _selected(state))
         return state
 
     def _unpack(self, origin: Origin, record: bytes) -> OriginState | None:
@@ -228,17 +228,17 @@ class OriginCache:
 
     def _put_back(self) -> None:
         """Done with the origin in use, if any: make it live if it changed, else leave its
-        record (packed again if a check compiled a group since it was read)."""
+        record (packed again if a check selected a group since it was read)."""
         if self._in_use is None:
             return
-        (state, changes, compiled), self._in_use = self._in_use, None
+        (state, changes, selected), self._in_use = self._in_use, None
         origin = state.origin
         if state.changes != changes or state.fetching or self._keep(origin):
             self._drop(origin)  # its record no longer tells its state
             self._states[origin] = state
             self._sizes[origin] = 0
             self._measure(state)
-        elif _compiled(state) != compiled:
+        elif _selected(state) != selected:
             record = pack(state)
             self._drop(origin)
             self._hold_record(origin, record)

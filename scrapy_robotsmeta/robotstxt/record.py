@@ -1,13 +1,13 @@
 """One origin's state as bytes: how the cache keeps an origin it is not using.
 
-A live :class:`OriginState` holds its parsed rules with the crawler's group compiled: kilobytes
-for most files. Its record holds the same (the values of the state's snapshot, the rules as
-plain tuples with the tables their first check compiled, so that reading it back costs no parse
-and no compile), pickled and compressed: a few hundred bytes for most files. The groups no
-check compiled and the sitemaps are pickled apart inside it (``RobotsTxt.to_plain``), and
-unpickled only when something asks for them: most origins of a broad crawl are read back for
-one check of one group. The cache keeps records in memory for the origins it is not using, and
-writes the same records to its second tier on disk.
+A live :class:`OriginState` holds its parsed rules with the crawler's group selected (and
+compiled once checked a few times): kilobytes for most files. Its record holds the same (the
+values of the state's snapshot, the rules as plain tuples with the selected groups' compiled
+tables, so that reading it back costs no parse and no compile), pickled and compressed: a few
+hundred bytes for most files. The groups no check selected and the sitemaps are pickled apart
+inside it (``RobotsTxt.to_plain``), and unpickled only when something asks for them: most
+origins of a broad crawl are read back for one check of one group. The cache keeps records in
+memory for the origins it is not using, and writes the same records to its second tier on disk.
 
 A record starts with the version of its shape, then a CRC-32 of every byte after it. One of
 another version (an older JOBDIR) is not read, and its origin is fetched again. One whose bytes
