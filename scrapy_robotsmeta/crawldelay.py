@@ -22,7 +22,15 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
 from scrapy_robotsmeta.defaults import PackageSettings
-from scrapy_robotsmeta.keys import TURN_META_KEY
+from scrapy_robotsmeta.keys import (
+    ROBOTSTXT_CRAWL_DELAY_APPLIED,
+    ROBOTSTXT_CRAWL_DELAY_BOUNDED,
+    ROBOTSTXT_CRAWL_DELAY_LOCAL_TURNS,
+    ROBOTSTXT_CRAWL_DELAY_MAX,
+    ROBOTSTXT_CRAWL_DELAY_SET_ASIDE,
+    ROBOTSTXT_DROPPED_ON_CLOSE,
+    TURN_META_KEY,
+)
 from scrapy_robotsmeta.robotstxt.turns import Spacing, TurnBook, spacing
 from scrapy_robotsmeta.startup import refuse
 
@@ -89,7 +97,7 @@ class TurnLine:
                 self._request_scheduled, signals.request_scheduled, weak=False
             )
             self._listening = True
-        self.stats.inc_value("robotstxt/crawl_delay/set_aside")
+        self.stats.inc_value(ROBOTSTXT_CRAWL_DELAY_SET_ASIDE)
         return sent_back
 
     def next_turn(self, origin: Origin, wait: float) -> None:
@@ -263,7 +271,7 @@ class CrawlDelay:
         return self.book.take(origin, interval, self.clock.seconds())
 
     def _turn_taken_alone(self) -> None:
-        self.stats.inc_value("robotstxt/crawl_delay/local_turns")
+        self.stats.inc_value(ROBOTSTXT_CRAWL_DELAY_LOCAL_TURNS)
         if not self._local_warned:
             self._local_warned = True
             logger.warning(
@@ -296,11 +304,11 @@ class CrawlDelay:
     def _announce(self, origin: Origin, spaced: Spacing) -> None:
         self._announced.add(origin)
         assert spaced.crawl_delay is not None
-        self.stats.inc_value("robotstxt/crawl_delay_applied")
-        self.stats.max_value("robotstxt/crawl_delay/max", spaced.spacing)
+        self.stats.inc_value(ROBOTSTXT_CRAWL_DELAY_APPLIED)
+        self.stats.max_value(ROBOTSTXT_CRAWL_DELAY_MAX, spaced.spacing)
         level, message = logging.DEBUG, "Crawl-delay of %(origin)s: %(delay)g s"
         if spaced.bounded:
-            self.stats.inc_value("robotstxt/crawl_delay/bounded")
+            self.stats.inc_value(ROBOTSTXT_CRAWL_DELAY_BOUNDED)
             level = logging.WARNING
             message = (
                 "Crawl-delay of %(origin)s is %(delay)g s, over ROBOTSTXT_MAX_CRAWL_DELAY: "
@@ -318,7 +326,7 @@ class CrawlDelay:
     def close(self) -> None:
         lost = self.line.close()
         if lost:
-            self.stats.inc_value("robotstxt/dropped_on_close", lost)
+            self.stats.inc_value(ROBOTSTXT_DROPPED_ON_CLOSE, lost)
             logger.warning(
                 "%(count)d request(s) dropped: the crawl closed while they waited for their "
                 "origin's turn (Crawl-delay)",

@@ -14,7 +14,11 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any
 
-from scrapy_robotsmeta.keys import EVIDENCE_META_KEY
+from scrapy_robotsmeta.keys import (
+    EVIDENCE_META_KEY,
+    ROBOTSTXT_EVIDENCE_RECORDS,
+    ROBOTSTXT_EVIDENCE_WRITE_ERRORS,
+)
 from scrapy_robotsmeta.robotstxt.evidence import ROBOTS_TXT, origin_record, reference
 from scrapy_robotsmeta.startup import refuse
 
@@ -84,7 +88,7 @@ class EvidenceLog:
             with open(self.path, "a", encoding="utf-8") as file:
                 file.write(line)
         except OSError as exc:
-            self.stats.inc_value("robotstxt/evidence/write_errors")
+            self.stats.inc_value(ROBOTSTXT_EVIDENCE_WRITE_ERRORS)
             if not self._failed:
                 self._failed = True
                 logger.error(
@@ -95,7 +99,7 @@ class EvidenceLog:
                     exc,
                 )
             return
-        self.stats.inc_value("robotstxt/evidence/records")
+        self.stats.inc_value(ROBOTSTXT_EVIDENCE_RECORDS)
 
 
 def item_evidence(response: Response, usage: Preferences) -> dict[str, Any]:

@@ -31,7 +31,15 @@ from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from w3lib.url import safe_url_string
 
 from scrapy_robotsmeta._compat import ROBOTS_PARSED, download, send_signal
-from scrapy_robotsmeta.keys import DONT_OBEY_ROBOTSTXT, ROBOTSTXT_FETCH, TDMREP_FETCH
+from scrapy_robotsmeta.keys import (
+    DONT_OBEY_ROBOTSTXT,
+    ROBOTSTXT_FETCH,
+    ROBOTSTXT_FILE_STATS,
+    ROBOTSTXT_TRUNCATED,
+    TDMREP_FETCH,
+    TDMREP_FILE_STATS,
+    FileStats,
+)
 from scrapy_robotsmeta.robotparser import ScrapyRobotParser
 from scrapy_robotsmeta.robotstxt import MAX_BYTES, policy
 from scrapy_robotsmeta.robotstxt.body import (
@@ -140,7 +148,9 @@ class RobotsTxtFetcher:
         url = origin.robots_url
         seen = {url}
         for _ in range(policy.MAX_REDIRECTS + 1):
-            request, response, fresh = await self.download_fresh(url, timeout, meta, fresh)
+            request, response, fresh = await self.download_fresh(
+                url, timeout, meta, fresh, ROBOTSTXT_FILE_STATS
+            )
             if self.responses is not None:
                 # Each hop's answer replaces the last: the fetch's final one stays.
                 self.responses.keep(origin, None if isinstance(response, Outcome) else response)
@@ -149,8 +159,10 @@ class RobotsTxtFetcher:
                 return response
             hops.append(Hop(url, response.status))
             outcome = self._outcome(response)
-            self.stats.inc_value("robotstxt/response_count")
-            self.stats.inc_value(f"robotstxt/response_status_count/{response.status}")
+            self.stats.inc_value(ROBOTSTXT_FILE_STATS.response_count)
+            self.stats.inc_value(
+                ROBOTSTXT_FILE_STATS.response_status_count.format(status=response.status)
+            )
             if fresh and outcome.kind is not Kind.UNAVAILABLE:
                 self.store_in_http_cache(request, response)
             if outcome.kind is not Kind.REDIRECT:
@@ -159,52 +171,54 @@ class RobotsTxtFetcher:
                     await self._send_robots_parsed(outcome, request)
                 return outcome
             assert outcome.location is not None
-            url, refused = self.redirect_target(response, outcome.location, seen, "robotstxt")
+            url, refused = self.redirect_target(
+                response, outcome.location, seen, ROBOTSTXT_FILE_STATS
+            )
             if refused:
                 # RFC 9309 §2.3.1.2 counts a robots.txt that cannot be reached by redirects as
                 # unavailable (4xx): nothing local is ever read on a site's say-so.
                 return policy.allow_all(refused)
-        self.stats.inc_value("robotstxt/redirect_limit")
+        self.stats.inc_value(ROBOTSTXT_FILE_STATS.redirect_limit)
         return policy.allow_all(f"more than {policy.MAX_REDIRECTS} redirects")
 
     def redirect_target(
-        self, response: Response, location: str, seen: set[str], stats: str
+        self, response: Response, location: str, seen: set[str], names: FileStats
     ) -> tuple[str, str]:
         """The URL a redirect points to, and why it is not followed ("" when it is): not an
-        http(s) URL, or one seen before in this fetch. *stats*: the prefix of its stats."""
+        http(s) URL, or one seen before in this fetch. *names*: its stats."""
         url = safe_url_string(response.urljoin(location))
         if not url.lower().startswith(_WEB_SCHEMES):
-            self.stats.inc_value(f"{stats}/redirect_refused")
+            self.stats.inc_value(names.redirect_refused)
             logger.info("%s redirect to %s refused: not an http(s) URL", response.url, url)
             return url, f"redirect to a non-HTTP URL ({url})"
         if url in seen:
-            self.stats.inc_value(f"{stats}/redirect_loop")
+            self.stats.inc_value(names.redirect_loop)
             return url, f"redirect loop at {url}"
         seen.add(url)
         return url, ""
 
     async def download_fresh(
-        self, url: str, timeout: float, meta: dict[str, Any], fresh: bool, stats: str = "robotstxt"
+        self, url: str, timeout: float, meta: dict[str, Any], fresh: bool, names: FileStats
     ) -> tuple[Request, Response | Outcome, bool]:
         """One hop (see :meth:`download`), asked of the site itself when the HTTP cache replays
         an unavailable answer; and whether the rest of the fetch must reach the site too."""
-        request, response = await self.download(url, timeout, meta, fresh, stats)
+        request, response = await self.download(url, timeout, meta, fresh, names)
         if isinstance(response, Outcome) or not (
             "cached" in response.flags and policy.is_unavailable_status(response.status)
         ):
             return request, response, fresh
         # A replayed outage would keep the origin down for as long as the cache lasts.
-        self.stats.inc_value(f"{stats}/cached_unavailable_skipped")
-        request, response = await self.download(url, timeout, meta, True, stats)
+        self.stats.inc_value(names.cached_unavailable_skipped)
+        request, response = await self.download(url, timeout, meta, True, names)
         return request, response, True
 
     async def download(
-        self, url: str, timeout: float, meta: dict[str, Any], fresh: bool, stats: str = "robotstxt"
+        self, url: str, timeout: float, meta: dict[str, Any], fresh: bool, names: FileStats
     ) -> tuple[Request, Response | Outcome]:
-        """One hop: the response, or the outcome of a download that gave none. *stats*: the
-        prefix of its stats (``robotstxt``, or TDMRep's)."""
+        """One hop: the response, or the outcome of a download that gave none. *names*: its
+        stats (robots.txt's, or tdmrep.json's)."""
         request = self._request(url, timeout, meta, fresh)
-        self.stats.inc_value(f"{stats}/request_count")
+        self.stats.inc_value(names.request_count)
         if not self._received:
             self.crawler.signals.connect(self._bytes_received, signals.bytes_received)
         self._received[request] = 0
@@ -215,10 +229,10 @@ class RobotsTxtFetcher:
             # built-in, treat robots.txt as missing.
             return request, policy.allow_all(f"robots.txt request ignored: {exc}")
         except UndecodableBody as exc:
-            self.stats.inc_value(f"{stats}/undecodable")
+            self.stats.inc_value(names.undecodable)
             return request, policy.unavailable(f"body not decodable ({exc})")
         except Exception as exc:
-            self.stats.inc_value(f"{stats}/exception_count/{type(exc)}")
+            self.stats.inc_value(names.exception_count.format(exception=type(exc)))
             return request, policy.from_exception(exc)
         finally:
             del self._received[request]
@@ -232,11 +246,8 @@ class RobotsTxtFetcher:
             return
         received = self._received[request] = self._received[request] + len(data)
         if received > MAX_BYTES + TRANSFER_MARGIN:
-            self.stats.inc_value(
-                "robotsmeta/tdmrep/download_stopped"
-                if request.meta.get(TDMREP_FETCH)
-                else "robotstxt/download_stopped"
-            )
+            names = TDMREP_FILE_STATS if request.meta.get(TDMREP_FETCH) else ROBOTSTXT_FILE_STATS
+            self.stats.inc_value(names.download_stopped)
             raise StopDownload(fail=False)
 
     def _request(self, url: str, timeout: float, meta: dict[str, Any], fresh: bool) -> Request:
@@ -287,7 +298,7 @@ class RobotsTxtFetcher:
         if outcome.rules is not None and (
             outcome.rules.truncated or "download_stopped" in response.flags
         ):
-            self.stats.inc_value("robotstxt/truncated")
+            self.stats.inc_value(ROBOTSTXT_TRUNCATED)
             logger.info(
                 "robots.txt at %s is larger than %d bytes; the rest is ignored",
                 response.url,

@@ -30,6 +30,15 @@ from urllib.parse import quote, unquote
 
 from queuelib import FifoDiskQueue
 
+from scrapy_robotsmeta.keys import (
+    ROBOTSTXT_PARKED_DAMAGED,
+    ROBOTSTXT_PARKED_DISK,
+    ROBOTSTXT_PARKED_DISK_ERRORS,
+    ROBOTSTXT_PARKED_LOST,
+    ROBOTSTXT_PARKED_MALFORMED,
+    ROBOTSTXT_PARKED_MEMORY,
+    ROBOTSTXT_PARKED_UNSERIALIZABLE,
+)
 from scrapy_robotsmeta.robotstxt.origin import Origin, origin_of
 from scrapy_robotsmeta.serializers import MalformedRequest
 
@@ -236,11 +245,11 @@ class ParkingLot:
     def _report(self, reading: _Reading) -> None:
         if not reading.reason:
             return
-        self._stats.inc_value("robotstxt/parked/damaged")
+        self._stats.inc_value(ROBOTSTXT_PARKED_DAMAGED)
         if reading.lost:
-            self._stats.inc_value("robotstxt/parked/lost", reading.lost)
+            self._stats.inc_value(ROBOTSTXT_PARKED_LOST, reading.lost)
         if reading.malformed:
-            self._stats.inc_value("robotstxt/parked/malformed", reading.malformed)
+            self._stats.inc_value(ROBOTSTXT_PARKED_MALFORMED, reading.malformed)
         logger.warning(
             "Parked queue of %(origin)s in %(folder)s is damaged (%(reason)s): %(kept)d "
             "request(s) recovered, %(lost)d lost, %(malformed)d malformed and skipped",
@@ -254,13 +263,13 @@ class ParkingLot:
             data = self._codec.dump(request)
             if data is None:
                 # As Scrapy's scheduler does: keep it in memory rather than lose it.
-                self._stats.inc_value("robotstxt/parked/unserializable")
+                self._stats.inc_value(ROBOTSTXT_PARKED_UNSERIALIZABLE)
             elif self._write(origin, data):
-                self._stats.inc_value("robotstxt/parked/disk")
+                self._stats.inc_value(ROBOTSTXT_PARKED_DISK)
                 return
         self._memory.setdefault(origin, deque()).append(request)
         self._in_memory += 1
-        self._stats.inc_value("robotstxt/parked/memory")
+        self._stats.inc_value(ROBOTSTXT_PARKED_MEMORY)
 
     def _write(self, origin: Origin, data: bytes) -> bool:
         queue = None
@@ -275,7 +284,7 @@ class ParkingLot:
         return True
 
     def _disk_failed(self, exc: OSError) -> None:
-        self._stats.inc_value("robotstxt/parked/disk_errors")
+        self._stats.inc_value(ROBOTSTXT_PARKED_DISK_ERRORS)
         if self._write_failed:
             return  # once: a disk full would fail every request parked after
         self._write_failed = True
@@ -354,7 +363,7 @@ class ParkingLot:
             queue.close()
         except OSError as exc:
             # Its requests are in its chunk files: the next run reads them from there.
-            self._stats.inc_value("robotstxt/parked/disk_errors")
+            self._stats.inc_value(ROBOTSTXT_PARKED_DISK_ERRORS)
             if self._durable:
                 logger.warning(
                     "Cannot save the state of the parked queue %s (%s): the next run "

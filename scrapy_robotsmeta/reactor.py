@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.log import failure_to_exc_info
 
+from scrapy_robotsmeta.keys import ROBOTSTXT_TASK_ERRORS
+
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
@@ -69,7 +71,7 @@ class Tasks:
     def _failed(
         self, failure: Failure, what: str, recover: Callable[[BaseException], None] | None
     ) -> None:
-        self._stats.inc_value("robotstxt/task_errors")
+        self._stats.inc_value(ROBOTSTXT_TASK_ERRORS)
         logger.error(
             "%s failed: %s", what, failure.getErrorMessage(), exc_info=failure_to_exc_info(failure)
         )

@@ -9,6 +9,20 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from scrapy_robotsmeta.keys import (
+    ROBOTSTXT_CACHE_DAMAGED,
+    ROBOTSTXT_CACHE_DISK_ERRORS,
+    ROBOTSTXT_CACHE_DISK_HITS,
+    ROBOTSTXT_CACHE_FORGOTTEN,
+    ROBOTSTXT_CACHE_MEMORY_HITS,
+    ROBOTSTXT_CACHE_PACKED,
+    ROBOTSTXT_CACHE_PACKED_HITS,
+    ROBOTSTXT_CACHE_SPILLED,
+    ROBOTSTXT_DROPPED_ON_CLOSE,
+    ROBOTSTXT_GIVEN_UP,
+    ROBOTSTXT_KEPT_CACHED_COPY,
+    ROBOTSTXT_OUTCOME,
+)
 from scrapy_robotsmeta.robotstxt.policy import Kind
 from scrapy_robotsmeta.robotstxt.state import Change
 
@@ -29,11 +43,11 @@ logger = logging.getLogger("scrapy_robotsmeta.downloadermiddleware")
 def change(stats: StatsCollector, state: OriginState, change: Change, outcome: Outcome) -> None:
     """Count a fetch's outcome, and log the changes worth a line: a cached copy kept, an
     outage, allow-all, a recovery."""
-    stats.inc_value(f"robotstxt/outcome/{outcome.kind.value}")
+    stats.inc_value(ROBOTSTXT_OUTCOME.format(kind=outcome.kind.value))
     origin, reason = state.origin, outcome.reason
     if change is Change.KEPT_CACHED_COPY:
         # RFC 9309 §2.4: while robots.txt is unreachable, the cached copy may be used.
-        stats.inc_value("robotstxt/kept_cached_copy")
+        stats.inc_value(ROBOTSTXT_KEPT_CACHED_COPY)
         logger.info(
             "robots.txt of %s unavailable on refresh (%s); keeping the cached copy", origin, reason
         )
@@ -57,7 +71,7 @@ def give_up(
 ) -> None:
     """*last*: the outage's last reason; *down_for*: how long it lasted as this process saw it
     (not the setting: a skewed clock, a pause, would show there)."""
-    stats.inc_value("robotstxt/given_up")
+    stats.inc_value(ROBOTSTXT_GIVEN_UP)
     logger.warning(
         "robots.txt of %s unavailable for %.0f s (last: %s); giving up on this origin: "
         "its requests are dropped for the next %.0f s",
@@ -72,7 +86,7 @@ def lost(stats: StatsCollector, count: int, spider: Spider | None) -> None:
     """Waiting requests lost as the crawl closes: one line for all of them."""
     if not count:
         return
-    stats.inc_value("robotstxt/dropped_on_close", count)
+    stats.inc_value(ROBOTSTXT_DROPPED_ON_CLOSE, count)
     logger.warning(
         "%(count)d request(s) dropped: the crawl closed while their robots.txt was "
         "pending (with JOBDIR set, parked requests are kept for the next run)",
@@ -90,14 +104,14 @@ def restored(origins: int) -> None:
 
 def cache(stats: StatsCollector, cache: OriginCache) -> None:
     """The cache's counters, as the crawl closes."""
-    for name, value in (
-        ("memory_hits", cache.memory_hits),
-        ("packed_hits", cache.packed_hits),
-        ("disk_hits", cache.second_hits),
-        ("packed", cache.packed),
-        ("spilled", cache.spilled),
-        ("forgotten", cache.forgotten),
-        ("damaged", cache.damaged),
-        ("disk_errors", cache.second.errors if cache.second is not None else 0),
+    for stat, value in (
+        (ROBOTSTXT_CACHE_MEMORY_HITS, cache.memory_hits),
+        (ROBOTSTXT_CACHE_PACKED_HITS, cache.packed_hits),
+        (ROBOTSTXT_CACHE_DISK_HITS, cache.second_hits),
+        (ROBOTSTXT_CACHE_PACKED, cache.packed),
+        (ROBOTSTXT_CACHE_SPILLED, cache.spilled),
+        (ROBOTSTXT_CACHE_FORGOTTEN, cache.forgotten),
+        (ROBOTSTXT_CACHE_DAMAGED, cache.damaged),
+        (ROBOTSTXT_CACHE_DISK_ERRORS, cache.second.errors if cache.second is not None else 0),
     ):
-        stats.set_value(f"robotstxt/cache/{name}", value)
+        stats.set_value(stat, value)

@@ -23,6 +23,10 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
+from scrapy_robotsmeta.keys import (
+    ROBOTSTXT_SHARED_RESPONSE_ANSWERED,
+    ROBOTSTXT_SHARED_RESPONSE_NOT_KEPT,
+)
 from scrapy_robotsmeta.robotstxt import MAX_BYTES
 from scrapy_robotsmeta.robotstxt.origin import SCHEME_AUTHORITY
 
@@ -92,9 +96,9 @@ class RobotsTxtResponses:
             self._forget(origin)
             kept = None
         if kept is None:
-            self.stats.inc_value("robotstxt/shared_response/not_kept")
+            self.stats.inc_value(ROBOTSTXT_SHARED_RESPONSE_NOT_KEPT)
             return None
-        self.stats.inc_value("robotstxt/shared_response/answered")
+        self.stats.inc_value(ROBOTSTXT_SHARED_RESPONSE_ANSWERED)
         response = kept[0]
         return response.replace(
             request=request, headers=response.headers.copy(), flags=[*response.flags, SHARED_FLAG]

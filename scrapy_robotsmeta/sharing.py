@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from scrapy_robotsmeta.keys import ROBOTSTXT_REDIS_ADOPTED
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -45,7 +47,7 @@ class Sharing:
             changes = state.changes
             settled = self.core.adopt_if_settling(state, published, self.clock.seconds())
             if state.changes != changes:
-                self.stats.inc_value("robotstxt/redis/adopted")
+                self.stats.inc_value(ROBOTSTXT_REDIS_ADOPTED)
             return settled
 
         return settles
@@ -64,7 +66,7 @@ class Sharing:
         for origin, published in await self.storage.poll(pending):
             adopted = published is not None and self.core.adopt(origin, published)
             if adopted:
-                self.stats.inc_value("robotstxt/redis/adopted")
+                self.stats.inc_value(ROBOTSTXT_REDIS_ADOPTED)
             if adopted or origin not in pending:  # not pending: requests left by another
                 self._on_news(origin)
         self._next(None)

@@ -16,7 +16,21 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from scrapy_robotsmeta.defaults import PackageSettings
 from scrapy_robotsmeta.evidence import ITEM_KEY, evidence_file, item_evidence
-from scrapy_robotsmeta.keys import DONT_OBEY_ROBOTSMETA, TDMREP_META_KEY, USAGE_META_KEY
+from scrapy_robotsmeta.keys import (
+    DONT_OBEY_ROBOTSMETA,
+    ROBOTSMETA_ITEM_DROPPED,
+    ROBOTSMETA_ITEM_DROPPED_NOINDEX,
+    ROBOTSMETA_ITEM_DROPPED_TDMREP_UNREADABLE,
+    ROBOTSMETA_ITEM_UNTAGGED,
+    ROBOTSMETA_READ_ERROR,
+    ROBOTSMETA_REQUEST_DROPPED_NOFOLLOW,
+    ROBOTSMETA_REQUEST_DROPPED_REL_NOFOLLOW,
+    ROBOTSMETA_RULE_IGNORED,
+    ROBOTSMETA_USAGE_IGNORED,
+    TDMREP_META_KEY,
+    TDMREP_VALUE_IGNORED,
+    USAGE_META_KEY,
+)
 from scrapy_robotsmeta.robotsmeta.directives import NO_RULES, Directives, read_rules
 from scrapy_robotsmeta.robotsmeta.page import (
     NofollowTargets,
@@ -164,12 +178,17 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
             return request
         page = self._page(response)
         if self._obey_nofollow and not self._directives_of(page, response).follow:
-            self._drop_request(request, response, "nofollow", "the page says nofollow")
+            self._drop_request(
+                request, response, ROBOTSMETA_REQUEST_DROPPED_NOFOLLOW, "the page says nofollow"
+            )
             return None
         targets = self._nofollow_targets(page, response) if self._obey_rel_nofollow else None
         if targets and request.url in targets:
             self._drop_request(
-                request, response, "rel_nofollow", 'its links to it all have rel="nofollow"'
+                request,
+                response,
+                ROBOTSMETA_REQUEST_DROPPED_REL_NOFOLLOW,
+                'its links to it all have rel="nofollow"',
             )
             return None
         if not targets:  # nothing left that could drop a request of this page
@@ -181,7 +200,7 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
             return item
         directives = self.directives(response)
         if self._drop_noindex and not directives.index:
-            self._stats.inc_value("robotsmeta/item_dropped/noindex")
+            self._stats.inc_value(ROBOTSMETA_ITEM_DROPPED_NOINDEX)
             logger.debug("Dropped an item of %s: the page says noindex", response)
             return None
         usage = self.usage(response)
@@ -225,7 +244,7 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
             if self._tdmrep:
                 tdmrep = self._page_tdmrep(response, tdmrep, metas)
         except Exception:  # a page must never break the crawl; the traceback is for a bug report
-            self._stats.inc_value("robotsmeta/read_error")
+            self._stats.inc_value(ROBOTSMETA_READ_ERROR)
             logger.exception(
                 "Could not read the robots rules of %s; it counts as unrestricted, with only "
                 "the usage preferences of robots.txt and tdmrep.json",
@@ -233,7 +252,7 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
             )
             return NO_RULES, recorded + _tdmrep_preferences(tdmrep)
         for reason in reading.ignored:
-            self._stats.inc_value("robotsmeta/rule_ignored")
+            self._stats.inc_value(ROBOTSMETA_RULE_IGNORED)
             logger.debug("Ignored a robots rule of %s: %s", response, reason)
         page_usage = header_usage + Preferences(reading.usage) + _tdmrep_preferences(tdmrep)
         return reading.directives, recorded + page_usage
@@ -257,21 +276,25 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
         for kind, (reservation, _) in (("header", headers), ("meta", page_metas)):
             why = value_ignored(kind, reservation)
             if why is not None:
-                self._stats.inc_value("robotsmeta/tdmrep/value_ignored")
+                self._stats.inc_value(TDMREP_VALUE_IGNORED)
                 logger.debug("Ignored a TDMRep value of %s: %s", response, why)
         return page_reading(base or NOT_CONSULTED_READING, headers, page_metas)
 
     def _header_usage(self, response: Response) -> Preferences:
         reading = read_usage_headers(response)
         for reason in reading.ignored:
-            self._stats.inc_value("robotsmeta/usage_ignored")
+            self._stats.inc_value(ROBOTSMETA_USAGE_IGNORED)
             logger.debug("Ignored part of a usage preference of %s: %s", response, reason)
         return Preferences(reading.statements) if reading.statements else NO_PREFERENCES
 
     def _drop_refused(self, response: Response, refusal: Statement | None) -> None:
         """Drop an item refused by *refusal*, or (None) whose TDMRep reservation is unknown."""
         why = "tdmrep_unreadable" if refusal is None else refusal.use
-        self._stats.inc_value(f"robotsmeta/item_dropped/{why}")
+        self._stats.inc_value(
+            ROBOTSMETA_ITEM_DROPPED_TDMREP_UNREADABLE
+            if refusal is None
+            else ROBOTSMETA_ITEM_DROPPED.format(use=why)
+        )
         origin = origin_of(response.url)
         key = (str(origin) if origin is not None else response.url, why)
         if key in self._refusals_logged:
@@ -297,7 +320,7 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
             try:
                 urls = rel_nofollow_urls(response)
             except Exception:  # as in _read: follow every link rather than break the crawl
-                self._stats.inc_value("robotsmeta/read_error")
+                self._stats.inc_value(ROBOTSMETA_READ_ERROR)
                 logger.exception(
                     "Could not read the links of %s; none counts as nofollow", response
                 )
@@ -305,8 +328,8 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
             page.nofollow_targets = NofollowTargets(urls)
         return page.nofollow_targets
 
-    def _drop_request(self, request: Request, response: Response, reason: str, why: str) -> None:
-        self._stats.inc_value(f"robotsmeta/request_dropped/{reason}")
+    def _drop_request(self, request: Request, response: Response, stat: str, why: str) -> None:
+        self._stats.inc_value(stat)
         logger.debug("Dropped %s from %s: %s", request, response, why)
 
     def _tag(self, item: Any, value: dict[str, Any]) -> None:
@@ -321,7 +344,7 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
                 problem = f"they do not declare the field {field!r}"
             except Exception as exc:  # a validator of the item class refused the value
                 problem = f"setting the field {field!r} failed ({exc!r})"
-        self._stats.inc_value("robotsmeta/item_untagged")
+        self._stats.inc_value(ROBOTSMETA_ITEM_UNTAGGED)
         item_class = type(item)
         if item_class not in self._warned_item_classes:
             self._warned_item_classes.add(item_class)

@@ -20,7 +20,12 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
-from scrapy_robotsmeta.keys import TDMREP_FETCH
+from scrapy_robotsmeta.keys import (
+    TDMREP_FETCH,
+    TDMREP_FILE,
+    TDMREP_FILE_STATS,
+    TDMREP_RULE_IGNORED,
+)
 from scrapy_robotsmeta.robotstxt import policy
 from scrapy_robotsmeta.robotstxt.policy import Kind, Outcome
 from scrapy_robotsmeta.usage import tdmrep
@@ -33,9 +38,6 @@ if TYPE_CHECKING:
     from scrapy_robotsmeta.robotstxt.origin import Origin
 
 logger = logging.getLogger(__name__)
-
-#: The prefix of the stats of tdmrep.json fetches.
-STATS = "robotsmeta/tdmrep"
 
 
 class TdmRepFetcher:
@@ -56,11 +58,11 @@ class TdmRepFetcher:
         except Exception as exc:
             logger.exception("Error while fetching tdmrep.json of %s", origin)
             found = tdmrep.unreadable(f"{type(exc).__name__}: {exc}".rstrip(": "))
-        self.stats.inc_value(f"{STATS}/file/{found.status}")
+        self.stats.inc_value(TDMREP_FILE.format(file_status=found.status))
         if found.status in (tdmrep.UNREADABLE, tdmrep.MALFORMED):
             logger.info("tdmrep.json of %s is %s: %s", origin, found.status, found.reason)
         for reason in found.ignored:
-            self.stats.inc_value(f"{STATS}/rule_ignored")
+            self.stats.inc_value(TDMREP_RULE_IGNORED)
             logger.debug("Ignored part of tdmrep.json of %s: %s", origin, reason)
         return found
 
@@ -71,19 +73,21 @@ class TdmRepFetcher:
         seen = {url}
         for _ in range(policy.MAX_REDIRECTS + 1):
             request, response, fresh = await self.fetcher.download_fresh(
-                url, timeout, meta, fresh, STATS
+                url, timeout, meta, fresh, TDMREP_FILE_STATS
             )
             if isinstance(response, Outcome):
                 return _without_response(response)
-            self.stats.inc_value(f"{STATS}/response_count")
-            self.stats.inc_value(f"{STATS}/response_status_count/{response.status}")
+            self.stats.inc_value(TDMREP_FILE_STATS.response_count)
+            self.stats.inc_value(
+                TDMREP_FILE_STATS.response_status_count.format(status=response.status)
+            )
             found = _file(response)
             if found is None:  # a redirect
                 location = response.headers.get(b"Location")
                 if not location:
                     return tdmrep.absent(f"HTTP {response.status} without a Location header")
                 url, refused = self.fetcher.redirect_target(
-                    response, location.decode("latin-1"), seen, STATS
+                    response, location.decode("latin-1"), seen, TDMREP_FILE_STATS
                 )
                 if refused:
                     return tdmrep.absent(refused)
@@ -91,7 +95,7 @@ class TdmRepFetcher:
             if fresh and found.status != tdmrep.UNREADABLE:
                 self.fetcher.store_in_http_cache(request, response)
             return found
-        self.stats.inc_value(f"{STATS}/redirect_limit")
+        self.stats.inc_value(TDMREP_FILE_STATS.redirect_limit)
         return tdmrep.absent(f"more than {policy.MAX_REDIRECTS} redirects")
 
 

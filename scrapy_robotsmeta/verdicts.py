@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING
 
 from scrapy.exceptions import IgnoreRequest
 
-from scrapy_robotsmeta.keys import EVIDENCE_META_KEY, TDMREP_META_KEY, USAGE_META_KEY
+from scrapy_robotsmeta.keys import (
+    EVIDENCE_META_KEY,
+    ROBOTSTXT_FORBIDDEN,
+    ROBOTSTXT_UNAVAILABLE_DROPPED,
+    ROBOTSTXT_UNDECIDED,
+    ROBOTSTXT_USAGE_IGNORED,
+    TDMREP_META_KEY,
+    USAGE_META_KEY,
+)
 from scrapy_robotsmeta.robotstxt.state import Decision
 from scrapy_robotsmeta.usage.tdmrep import file_reading
 
@@ -39,7 +47,7 @@ class Verdicts:
         IgnoreRequest with the reason."""
         if decision is Decision.DROP:
             self._note(
-                "robotstxt/unavailable_dropped",
+                ROBOTSTXT_UNAVAILABLE_DROPPED,
                 logging.DEBUG,
                 "Dropped %(request)s: robots.txt of %(origin)s unavailable (%(reason)s)",
                 request=request,
@@ -65,7 +73,7 @@ class Verdicts:
         explanation = state.explain(request.url, token)
         if explanation.verdict is not None and explanation.verdict.undecided:
             self._note(
-                "robotstxt/undecided",
+                ROBOTSTXT_UNDECIDED,
                 logging.INFO,
                 "robots.txt of %(origin)s has too many rules to try for %(request)s within "
                 "the bound of one check: refused, as if disallowed",
@@ -74,7 +82,7 @@ class Verdicts:
             )
         why = str(explanation)
         self._note(
-            "robotstxt/forbidden",
+            ROBOTSTXT_FORBIDDEN,
             logging.DEBUG,
             "Forbidden by robots.txt: %(request)s, by %(why)s",
             request=request,
@@ -91,7 +99,7 @@ class Verdicts:
             request.meta[USAGE_META_KEY] = reading.preferences
         for reason in reading.ignored:
             self._note(
-                "robotstxt/usage_ignored",
+                ROBOTSTXT_USAGE_IGNORED,
                 logging.DEBUG,
                 "Ignored part of a usage preference for %(request)s: %(reason)s",
                 request=request,

@@ -21,7 +21,12 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
-from scrapy_robotsmeta.keys import DONT_OBEY_ROBOTSTXT
+from scrapy_robotsmeta.keys import (
+    DONT_OBEY_ROBOTSTXT,
+    ROBOTSTXT_HELD,
+    ROBOTSTXT_PARKED,
+    ROBOTSTXT_REPARKED,
+)
 from scrapy_robotsmeta.robotstxt.origin import checked_origin
 from scrapy_robotsmeta.robotstxt.state import Decision
 
@@ -78,12 +83,12 @@ class WaitingRequests:
         lasts (*held*) or when it cannot be scheduled; else send it back to be parked (the
         request to return from process_request)."""
         if held:
-            self.stats.inc_value("robotstxt/held")
+            self.stats.inc_value(ROBOTSTXT_HELD)
         elif request not in self._sent_back:
             # Waiting here any longer would hold a place of CONCURRENT_REQUESTS
             # (dont_filter: the duplicate filter saw it already).
             self.start_parking()
-            self.stats.inc_value("robotstxt/reparked")
+            self.stats.inc_value(ROBOTSTXT_REPARKED)
             sent_back = request.replace(dont_filter=True)
             self._sent_back.add(sent_back)
             return sent_back
@@ -114,7 +119,7 @@ class WaitingRequests:
         if check.fetch:
             self._start_fetch(check.state, request)
         self.storage.park(origin, request)
-        self.stats.inc_value("robotstxt/parked")
+        self.stats.inc_value(ROBOTSTXT_PARKED)
         # The engine drops a request whose request_scheduled handler raises IgnoreRequest,
         # before the scheduler and its duplicate filter see it, and calls no errback.
         raise IgnoreRequest

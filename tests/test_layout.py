@@ -24,8 +24,6 @@ EXEMPT = {
     "the newest Scrapy and the lowest one",
     "storage/base.py": "the abstract storage interface: its contract is tested on each storage",
     "testing.py": "the test site itself, which every crawl test runs",
-    "keys.py": "names only: each key is tested where it is read (dont_obey_robotstxt in "
-    "test_downloadermiddleware.py, dont_obey_robotsmeta in test_spidermiddleware.py…)",
     "waiting.py": "the Request side of waiting, which needs a running engine: the hold and "
     "parking tests of test_crawl_robotstxt.py and test_crawl_jobdir.py crawl through it",
 }

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.utils.reactor import is_asyncio_reactor_installed
 
 from scrapy_robotsmeta.defaults import PackageSettings
+from scrapy_robotsmeta.keys import ROBOTSTXT_REDIS_ERRORS, ROBOTSTXT_REDIS_RECOVERED
 from scrapy_robotsmeta.reactor import Tasks, crawler_clock
 
 if TYPE_CHECKING:
@@ -126,7 +127,7 @@ class RedisLink:
     # -- Redis availability ----------------------------------------------------------------
 
     def failed(self, exc: BaseException) -> None:
-        self.stats.inc_value("robotstxt/redis/errors")
+        self.stats.inc_value(ROBOTSTXT_REDIS_ERRORS)
         if not self.down:
             self.down = True
             logger.warning(
@@ -140,7 +141,7 @@ class RedisLink:
     def answered(self) -> None:
         if self.down:
             self.down = False
-            self.stats.inc_value("robotstxt/redis/recovered")
+            self.stats.inc_value(ROBOTSTXT_REDIS_RECOVERED)
             logger.warning("Redis answers again", extra={"spider": self.spider})
 
     async def close(self) -> None:

@@ -12,6 +12,12 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+from scrapy_robotsmeta.keys import (
+    ROBOTSTXT_PARKED_UNSERIALIZABLE,
+    ROBOTSTXT_REDIS_MALFORMED,
+    ROBOTSTXT_REDIS_PARKED,
+    ROBOTSTXT_REDIS_RELEASED,
+)
 from scrapy_robotsmeta.parking import ParkingLot
 from scrapy_robotsmeta.robotstxt.origin import Origin, origin_of
 from scrapy_robotsmeta.serializers import MalformedRequest, RequestCodec
@@ -120,7 +126,7 @@ class RedisParking:
         for request in self._outbox.release(origin):
             data = self.codec.dump(request)
             if data is None:
-                self.link.stats.inc_value("robotstxt/parked/unserializable")
+                self.link.stats.inc_value(ROBOTSTXT_PARKED_UNSERIALIZABLE)
                 self._unserializable.park(origin, request)
             else:
                 batch.append((request, data))
@@ -135,7 +141,7 @@ class RedisParking:
             await pipe.execute()
         self.link.answered()
         self.fleet_parked.add(origin)
-        self.link.stats.inc_value("robotstxt/redis/parked", len(batch))
+        self.link.stats.inc_value(ROBOTSTXT_REDIS_PARKED, len(batch))
 
     async def release(self, origin: Origin) -> AsyncIterator[Request]:
         async with self._flush_lock:
@@ -159,7 +165,7 @@ class RedisParking:
                 )
                 if not batch:
                     break
-                self.link.stats.inc_value("robotstxt/redis/released", len(batch))
+                self.link.stats.inc_value(ROBOTSTXT_REDIS_RELEASED, len(batch))
                 for request in self.loaded(origin, batch):
                     yield request
             await self.link.redis.eval(
@@ -180,7 +186,7 @@ class RedisParking:
             except MalformedRequest as exc:
                 failures.append(exc)
         if failures:
-            self.link.stats.inc_value("robotstxt/redis/malformed", len(failures))
+            self.link.stats.inc_value(ROBOTSTXT_REDIS_MALFORMED, len(failures))
             logger.warning(
                 "Skipped %d request(s) parked in Redis for %s that could not be read (%s: %s)",
                 len(failures),

@@ -12,6 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from twisted.internet.task import LoopingCall
 
+from scrapy_robotsmeta.keys import (
+    ROBOTSTXT_REDIS_LEASE_BUSY,
+    ROBOTSTXT_REDIS_PUBLISHED,
+    ROBOTSTXT_REDIS_UNREADABLE_STATE,
+)
 from scrapy_robotsmeta.robotstxt.policy import Kind
 from scrapy_robotsmeta.robotstxt.state import Published, shift_times, unreadable
 from scrapy_robotsmeta.storage.redis_link import logger
@@ -63,7 +68,7 @@ class RedisStates:
                 self.link.key("lease", origin), self.link.id, nx=True, px=self.lease_ms
             )
             if not acquired:
-                self.link.stats.inc_value("robotstxt/redis/lease_busy")
+                self.link.stats.inc_value(ROBOTSTXT_REDIS_LEASE_BUSY)
                 return False
             if await self._settled(origin, settles):  # published between the two calls
                 await self._drop_lease(origin)
@@ -109,7 +114,7 @@ class RedisStates:
     def _ignore(self, origin: Origin, why: str) -> None:
         if origin not in self._unreadable:
             self._unreadable.add(origin)
-            self.link.stats.inc_value("robotstxt/redis/unreadable_state")
+            self.link.stats.inc_value(ROBOTSTXT_REDIS_UNREADABLE_STATE)
             logger.warning(
                 "Ignored the robots.txt state of %s in Redis (%s): it is fetched again, "
                 "and the fetch replaces it",
@@ -164,7 +169,7 @@ class RedisStates:
             if origin in self._leases or fetched:
                 await self._drop_lease(origin)
             self._unreadable.discard(origin)
-            self.link.stats.inc_value("robotstxt/redis/published")
+            self.link.stats.inc_value(ROBOTSTXT_REDIS_PUBLISHED)
         except self.link.errors as exc:
             self.link.failed(exc)
 
