@@ -8,7 +8,8 @@ the stats ``robotstxt/outcome/<value>``, the ``policy`` of ``scrapy robots --jso
 evidence file, the ``kind`` of a state's record and of what a fleet publishes in Redis.
 
 A redirect is no status: it is the answer of one hop inside a fetch, which goes on at its
-target until an answer says what robots.txt is (``Outcome.location`` says where).
+target (``Outcome.location``) until an answer says what robots.txt is; until then, what
+robots.txt is stays UNKNOWN, the kind of the redirect's outcome.
 
 What a request gets (:class:`~scrapy_robotsmeta.robotstxt.state.Decision`: decided by the
 rules, dropped, or waiting) is another question, answered at a time: the status stays RULES
