@@ -46,9 +46,10 @@ from benchmarks._sampler import ROBOTSTXT, Sampler
 from scrapy_robotsmeta.robotstxt import RobotsTxt
 from scrapy_robotsmeta.robotstxt.cache import record_bytes
 from scrapy_robotsmeta.robotstxt.origin import Origin
-from scrapy_robotsmeta.robotstxt.policy import Hop, Kind, Outcome
+from scrapy_robotsmeta.robotstxt.policy import Hop, Outcome
 from scrapy_robotsmeta.robotstxt.record import pack
 from scrapy_robotsmeta.robotstxt.state import OriginState, Timing
+from scrapy_robotsmeta.robotstxt.status import Status
 
 MODES = ("none", "robotstxt", "addon", "nospill", "builtin")
 # The crawl stats each run keeps: the cache's tiers, where waiting requests waited, and how
@@ -204,7 +205,9 @@ def fifth_of_the_origins(origins: int) -> int:
         state = OriginState(where)
         state.start_fetch(0.0, Timing())
         hops = (Hop(where.robots_url, 200),)
-        state.apply(Outcome(Kind.RULES, "HTTP 200", RobotsTxt.parse(body), hops=hops), 0, Timing())
+        state.apply(
+            Outcome(Status.RULES, "HTTP 200", RobotsTxt.parse(body), hops=hops), 0, Timing()
+        )
         packed.append(record_bytes(pack(state)))
     return 2 * sum(packed) // 10
 

@@ -34,9 +34,10 @@ from benchmarks._results import write_figures
 from scrapy_robotsmeta.robotstxt import RobotsTxt
 from scrapy_robotsmeta.robotstxt.cache import OriginCache, state_bytes
 from scrapy_robotsmeta.robotstxt.origin import Origin
-from scrapy_robotsmeta.robotstxt.policy import Hop, Kind, Outcome
+from scrapy_robotsmeta.robotstxt.policy import Hop, Outcome
 from scrapy_robotsmeta.robotstxt.state import Timing
 from scrapy_robotsmeta.robotstxt.statefile import StateFile
+from scrapy_robotsmeta.robotstxt.status import Status
 
 TOKEN = "mybot"
 TIMING = Timing()
@@ -64,7 +65,7 @@ def fetched(cache: OriginCache, index: int, rules: RobotsTxt) -> None:
     state = cache.get_or_create(where)
     state.start_fetch(0.0, TIMING)
     hops = (Hop(where.robots_url, 200),)
-    state.apply(Outcome(Kind.RULES, "HTTP 200", rules, hops=hops), 0.0, TIMING)
+    state.apply(Outcome(Status.RULES, "HTTP 200", rules, hops=hops), 0.0, TIMING)
     cache.get_or_create(where)
 
 

@@ -48,7 +48,8 @@ from scrapy_robotsmeta.robotstxt.body import (
     UndecodableBody,
     decode,
 )
-from scrapy_robotsmeta.robotstxt.policy import Hop, Kind, Outcome
+from scrapy_robotsmeta.robotstxt.policy import Hop, Outcome
+from scrapy_robotsmeta.robotstxt.status import Status
 from scrapy_robotsmeta.startup import tdmrep_consulted
 from scrapy_robotsmeta.tdmrepfetcher import TdmRepFetcher
 from scrapy_robotsmeta.usage.tdmrep import TdmFile
@@ -163,10 +164,10 @@ class RobotsTxtFetcher:
             self.stats.inc_value(
                 ROBOTSTXT_FILE_STATS.response_status_count.format(status=response.status)
             )
-            if fresh and outcome.kind is not Kind.UNAVAILABLE:
+            if fresh and outcome.kind is not Status.UNAVAILABLE:
                 self.store_in_http_cache(request, response)
-            if outcome.kind is not Kind.REDIRECT:
-                if outcome.kind is Kind.RULES:
+            if outcome.location is None:  # not a redirect: the fetch's answer
+                if outcome.kind is Status.RULES:
                     self._log_truncation(response, outcome)
                     await self._send_robots_parsed(outcome, request)
                 return outcome
@@ -324,7 +325,7 @@ class RobotsTxtFetcher:
 
 
 def _hop_without_response(url: str, outcome: Outcome) -> Hop:
-    if outcome.kind is Kind.ALLOW_ALL:
+    if outcome.kind is Status.ALLOW_ALL:
         return Hop(url, error=policy.IGNORED)
     # The network error itself (refused, DNS, timeout…): "failed" alone hides which it was.
     return Hop(url, error=outcome.reason)

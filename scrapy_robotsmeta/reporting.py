@@ -23,8 +23,8 @@ from scrapy_robotsmeta.keys import (
     ROBOTSTXT_KEPT_CACHED_COPY,
     ROBOTSTXT_OUTCOME,
 )
-from scrapy_robotsmeta.robotstxt.policy import Kind
 from scrapy_robotsmeta.robotstxt.state import Change
+from scrapy_robotsmeta.robotstxt.status import Status
 
 if TYPE_CHECKING:
     from scrapy import Spider
@@ -45,6 +45,7 @@ def change(stats: StatsCollector, state: OriginState, change: Change, outcome: O
     outage, allow-all, a recovery."""
     stats.inc_value(ROBOTSTXT_OUTCOME.format(kind=outcome.kind.value))
     origin, reason = state.origin, outcome.reason
+    allow_all = outcome.kind is Status.ALLOW_ALL
     if change is Change.KEPT_CACHED_COPY:
         # RFC 9309 §2.4: while robots.txt is unreachable, the cached copy may be used.
         stats.inc_value(ROBOTSTXT_KEPT_CACHED_COPY)
@@ -57,12 +58,12 @@ def change(stats: StatsCollector, state: OriginState, change: Change, outcome: O
             origin,
             reason,
         )
-    elif change is Change.RECOVERED or (change is Change.READY and outcome.kind is Kind.ALLOW_ALL):
+    elif change is Change.RECOVERED or (change is Change.READY and allow_all):
         logger.info(
             "robots.txt of %s: %s; %s",
             origin,
             reason,
-            "allowing everything" if outcome.kind is Kind.ALLOW_ALL else "rules apply",
+            "allowing everything" if allow_all else "rules apply",
         )
 
 

@@ -27,7 +27,8 @@ from scrapy_robotsmeta.keys import (
     TDMREP_RULE_IGNORED,
 )
 from scrapy_robotsmeta.robotstxt import policy
-from scrapy_robotsmeta.robotstxt.policy import Kind, Outcome
+from scrapy_robotsmeta.robotstxt.policy import Outcome
+from scrapy_robotsmeta.robotstxt.status import Status
 from scrapy_robotsmeta.usage import tdmrep
 from scrapy_robotsmeta.usage.tdmrep import TdmFile
 
@@ -101,7 +102,7 @@ class TdmRepFetcher:
 
 def _without_response(outcome: Outcome) -> TdmFile:
     """A download that gave no response: refused by a middleware (as no file), or failed."""
-    if outcome.kind is Kind.ALLOW_ALL:
+    if outcome.kind is Status.ALLOW_ALL:
         return tdmrep.absent(outcome.reason)
     return tdmrep.unreadable(outcome.reason)
 

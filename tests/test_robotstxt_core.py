@@ -9,10 +9,10 @@ from __future__ import annotations
 import pytest
 
 from scrapy_robotsmeta.robotstxt.core import Action, RobotsTxtCore
-from scrapy_robotsmeta.robotstxt.explanation import Policy
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import from_response, unavailable
 from scrapy_robotsmeta.robotstxt.state import Change, Decision, Timing
+from scrapy_robotsmeta.robotstxt.status import Status
 
 ORIGIN = Origin("http", "example.com", 80)
 TIMING = Timing(expiration=3600.0, retry_delay=2.0, retry_max_delay=8.0, unavailable_timeout=30.0)
@@ -189,9 +189,9 @@ def test_unattended_origins_are_those_nothing_is_scheduled_for() -> None:
 
 def test_explain_says_not_checked_unknown_or_the_deciding_rule() -> None:
     robots = core()
-    assert robots.explain("data:text/plain,hi", "bot").policy is Policy.NOT_CHECKED
-    assert robots.explain("http://example.com/private", "bot").policy is Policy.UNKNOWN
+    assert robots.explain("data:text/plain,hi", "bot").policy is Status.NOT_CHECKED
+    assert robots.explain("http://example.com/private", "bot").policy is Status.UNKNOWN
     first_fetch(robots)
     explanation = robots.explain("http://example.com/private", "bot")
-    assert explanation.policy is Policy.RULES
+    assert explanation.policy is Status.RULES
     assert "Disallow: /private" in str(explanation)

@@ -6,10 +6,11 @@ from __future__ import annotations
 from dataclasses import replace
 
 from scrapy_robotsmeta.robotstxt import RobotsTxt
-from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
+from scrapy_robotsmeta.robotstxt.explanation import Explanation
 from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import Hop, Outcome, allow_all, from_response, unavailable
 from scrapy_robotsmeta.robotstxt.state import OriginState, Timing
+from scrapy_robotsmeta.robotstxt.status import Status
 
 TIMING = Timing()
 RULES = from_response(200, b"User-agent: *\nDisallow: /x\n")
@@ -36,7 +37,7 @@ def test_explanation_of_rules_names_the_deciding_line_and_group() -> None:
     """RFC 9309 §2.2.2: the most specific match decides; the explanation cites it."""
     state = fetched(answered(fresh(), 200))
     explanation = state.explain("http://example.com/x/y", "bot")
-    assert explanation.policy is Policy.RULES
+    assert explanation.policy is Status.RULES
     assert explanation.reason == "HTTP 200"
     assert not explanation.allowed
     assert str(explanation) == "Disallow: /x (line 2, group *)"
@@ -51,7 +52,7 @@ def test_explanation_of_rules_names_the_deciding_line_and_group() -> None:
 def test_explanation_of_4xx_is_allow_all() -> None:
     """RFC 9309 §2.3.1.3: an unavailable (4xx) robots.txt allows everything."""
     explanation = fetched(allow_all("HTTP 404")).explain("http://example.com/x", "bot")
-    assert (explanation.policy, explanation.allowed) == (Policy.ALLOW_ALL, True)
+    assert (explanation.policy, explanation.allowed) == (Status.ALLOW_ALL, True)
     assert str(explanation) == "allow all (HTTP 404)"
 
 
@@ -59,7 +60,7 @@ def test_explanation_of_an_outage_and_a_give_up_is_complete_disallow() -> None:
     """RFC 9309 §2.3.1.4: an unreachable robots.txt means complete disallow."""
     state = fetched(unavailable("HTTP 503"))
     explanation = state.explain("http://example.com/", "bot")
-    assert (explanation.policy, explanation.allowed) == (Policy.UNAVAILABLE, False)
+    assert (explanation.policy, explanation.allowed) == (Status.UNAVAILABLE, False)
     state.give_up(600.0, TIMING)
     assert str(state.explain("http://example.com/", "bot")) == (
         "unavailable, complete disallow (gave up after HTTP 503)"
@@ -68,7 +69,7 @@ def test_explanation_of_an_outage_and_a_give_up_is_complete_disallow() -> None:
 
 def test_explanation_before_any_fetch_says_requests_wait() -> None:
     state = fresh()
-    assert state.explain("http://example.com/", "bot").policy is Policy.UNKNOWN
+    assert state.explain("http://example.com/", "bot").policy is Status.UNKNOWN
     state.start_fetch(0.0, TIMING)
     explanation = state.explain("http://example.com/", "bot")
     assert (explanation.reason, explanation.allowed) == ("being fetched", False)

@@ -11,7 +11,6 @@ from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.policy import (
     Fetch,
     Hop,
-    Kind,
     Outcome,
     allow_all,
     from_response,
@@ -30,6 +29,7 @@ from scrapy_robotsmeta.robotstxt.state import (
     shift_times,
     unreadable,
 )
+from scrapy_robotsmeta.robotstxt.status import Status
 from scrapy_robotsmeta.usage.tdmrep import parse_file
 from scrapy_robotsmeta.usage.tdmrep import unreadable as tdm_unreadable
 
@@ -95,6 +95,44 @@ def test_4xx_allows_everything() -> None:
     assert state.decide(0.0) is Decision.RULES
     assert state.rules is not None
     assert state.rules.allowed("http://example.com/anything", "bot")
+
+
+def test_status_is_unknown_until_the_first_fetch_ends() -> None:
+    state = fresh()
+    assert state.status is Status.UNKNOWN
+    state.start_fetch(0.0, TIMING)
+    assert state.status is Status.UNKNOWN
+
+
+@pytest.mark.parametrize(
+    ("outcome", "status"),
+    [
+        (RULES, Status.RULES),
+        (from_response(404, b"User-agent: *\nDisallow: /\n"), Status.ALLOW_ALL),
+        (unavailable("HTTP 503"), Status.UNAVAILABLE),
+    ],
+)
+def test_status_is_what_the_fetch_answered(outcome: Outcome, status: Status) -> None:
+    """RFC 9309 §2.3.1: a 2xx body's rules, allow-all after a 4xx, complete disallow while
+    robots.txt is unreachable."""
+    assert fetched(outcome).status is status
+
+
+def test_expired_rules_keep_their_status_while_requests_wait() -> None:
+    """RFC 9309 §2.4: expired rules decide nothing, yet are what robots.txt said until a
+    refresh answers: the status and the decision are two questions."""
+    state = fetched(RULES)
+    assert state.decide(TIMING.expiration) is Decision.WAIT
+    assert state.status is Status.RULES
+
+
+def test_unavailable_both_while_retried_and_once_given_up() -> None:
+    """RFC 9309 §2.3.1.4: complete disallow throughout; requests wait while the outage is
+    retried, and are dropped once it is given up."""
+    state = fetched(unavailable("HTTP 503"))
+    assert (state.status, state.decide(1.0)) == (Status.UNAVAILABLE, Decision.WAIT)
+    state.give_up(600.0, TIMING)
+    assert (state.status, state.decide(600.0)) == (Status.UNAVAILABLE, Decision.DROP)
 
 
 def test_unreachable_starts_an_outage_with_a_retry_and_a_deadline() -> None:
@@ -211,6 +249,7 @@ def test_unreachable_on_refresh_keeps_the_cached_copy() -> None:
     state.start_fetch(expired, TIMING)
     assert state.apply(unavailable("HTTP 503"), expired, TIMING) is Change.KEPT_CACHED_COPY
     assert state.decide(expired) is Decision.RULES
+    assert state.status is Status.RULES
     assert state.decide(expired + TIMING.retry_delay) is Decision.WAIT
 
 
@@ -219,12 +258,13 @@ def test_a_snapshot_carries_the_state_to_another_process(outcome: object) -> Non
     """What a shared storage publishes is enough for another process to decide the same."""
     source = fetched(outcome, now=5.0)
     copy = fresh()
-    body = b"User-agent: *\nDisallow: /x\n" if source.kind is Kind.RULES else None
+    body = b"User-agent: *\nDisallow: /x\n" if source.kind is Status.RULES else None
     copy.adopt(source.snapshot(), body)
     for now in (5.0, 7.0, 700.0, 90000.0):
         assert copy.decide(now) is source.decide(now)
         assert copy.fetch_due(now) is source.fetch_due(now)
     assert copy.snapshot() == source.snapshot()
+    assert copy.status is source.status
     assert copy.explain("http://example.com/x", "bot") == source.explain(
         "http://example.com/x", "bot"
     )
@@ -272,6 +312,10 @@ def test_a_snapshot_of_this_version_is_readable() -> None:
         ({"retry_at": "soon"}, "'retry_at'"),
         ({"given_up": 0}, "'given_up'"),
         ({"kind": "maybe"}, "'kind'"),
+        # Statuses no rules come from: a state's rules are RULES or ALLOW_ALL.
+        ({"kind": "unavailable"}, "'kind'"),
+        ({"kind": "unknown"}, "'kind'"),
+        ({"kind": "redirect"}, "'kind'"),
         ({"expires_at": float("nan")}, "'expires_at'"),
         ({"version": 4}, "version 4"),  # a state of before the fetch in force was kept
         ({"fetched": [1.7e9, "http://x/robots.txt", 200]}, "'fetched'"),

@@ -11,8 +11,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
+from scrapy_robotsmeta.robotstxt.explanation import Explanation
 from scrapy_robotsmeta.robotstxt.policy import Hop
+from scrapy_robotsmeta.robotstxt.status import Status
 from scrapy_robotsmeta.usage.preferences import USES, Preferences
 from scrapy_robotsmeta.usage.tdmrep import NOT_CONSULTED, READ, TdmReading
 
@@ -217,7 +218,7 @@ class Report:
         if self.page is not None and self.allowed:
             return EXIT_ALLOWED
         last = self.checks[-1] if self.checks else None
-        if last is not None and last.policy is Policy.RULES and not last.allowed:
+        if last is not None and last.policy is Status.RULES and not last.allowed:
             return EXIT_DISALLOWED
         return EXIT_ERROR
 

@@ -27,9 +27,9 @@ from scrapy_robotsmeta.robotsmeta.page import (
     read_usage_headers,
     tdmrep_values,
 )
-from scrapy_robotsmeta.robotstxt.explanation import Policy
 from scrapy_robotsmeta.robotstxt.origin import Origin, origin_of
 from scrapy_robotsmeta.robotstxt.policy import is_unavailable_status
+from scrapy_robotsmeta.robotstxt.status import Status
 from scrapy_robotsmeta.spidermiddleware import directives_for, usage_for
 from scrapy_robotsmeta.startup import ConfigurationError, component_entry, tdmrep_consulted
 from scrapy_robotsmeta.usage.tdmrep import META_NAMES, NOT_CONSULTED_READING, TdmReading
@@ -242,7 +242,7 @@ class Command(ScrapyCommand):
         urls = [*request.meta.get("redirect_urls", ()), request.url]
         checks = tuple(middleware.explain(u, request) for u in urls)
         notes = self.notes
-        if any(check.policy is Policy.UNAVAILABLE for check in checks):
+        if any(check.policy is Status.UNAVAILABLE for check in checks):
             notes += (self._unavailable_note(),)
         page = None
         if response is not None:

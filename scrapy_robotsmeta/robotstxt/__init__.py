@@ -24,8 +24,9 @@ from scrapy_robotsmeta.robotstxt._parser import (
     UsageLine,
     parse_file,
 )
-from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
+from scrapy_robotsmeta.robotstxt.explanation import Explanation
 from scrapy_robotsmeta.robotstxt.origin import SCHEME_AUTHORITY
+from scrapy_robotsmeta.robotstxt.status import Status
 from scrapy_robotsmeta.usage.preferences import NO_PREFERENCES, Preferences, Statement
 from scrapy_robotsmeta.usage.vocabulary import read_content_signal, read_content_usage
 from scrapy_robotsmeta.useragent import product_token
@@ -33,9 +34,9 @@ from scrapy_robotsmeta.useragent import product_token
 __all__ = [
     "MAX_BYTES",
     "Explanation",
-    "Policy",
     "RobotsTxt",
     "Rule",
+    "Status",
     "UsageReading",
     "Verdict",
     "path_pattern_matches",

@@ -29,7 +29,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple
 
 from scrapy_robotsmeta.robotstxt.cache import OriginCache, SecondTier
-from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
+from scrapy_robotsmeta.robotstxt.explanation import Explanation
 from scrapy_robotsmeta.robotstxt.origin import checked_origin
 from scrapy_robotsmeta.robotstxt.schedule import Schedule
 from scrapy_robotsmeta.robotstxt.state import (
@@ -40,6 +40,7 @@ from scrapy_robotsmeta.robotstxt.state import (
     Timing,
     same_snapshot,
 )
+from scrapy_robotsmeta.robotstxt.status import Status
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -131,7 +132,7 @@ class RobotsTxtCore:
             return Explanation.not_checked(url, "no robots.txt for this URL")
         state = self.cache.peek(origin)
         if state is None:
-            return Explanation(url, origin, Policy.UNKNOWN, "not fetched yet")
+            return Explanation(url, origin, Status.UNKNOWN, "not fetched yet")
         return state.explain(url, token)
 
     def peek(self, origin: Origin) -> OriginState | None:

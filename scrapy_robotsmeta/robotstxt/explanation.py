@@ -8,9 +8,10 @@ through its public fields, so the state machine's internals stay private.
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from scrapy_robotsmeta.robotstxt.status import Status
 
 if TYPE_CHECKING:
     from scrapy_robotsmeta.robotstxt import Verdict
@@ -18,22 +19,12 @@ if TYPE_CHECKING:
     from scrapy_robotsmeta.robotstxt.policy import Hop
 
 
-class Policy(enum.Enum):
-    """How robots.txt applies to an origin's URLs."""
-
-    RULES = "rules"  # a 2xx body: its rules decide
-    ALLOW_ALL = "allow_all"  # 4xx, too many redirects…: RFC 9309 §2.3.1.3, anything goes
-    UNAVAILABLE = "unavailable"  # 5xx, 429, network error: RFC 9309 §2.3.1.4, complete disallow
-    UNKNOWN = "unknown"  # not fetched yet, or the first fetch is under way: requests wait
-    NOT_CHECKED = "not_checked"  # no robots.txt applies (data:, file:, dont_obey_robotstxt)
-
-
 _POLICY_TEXT = {
-    Policy.RULES: "rules ({reason})",
-    Policy.ALLOW_ALL: "allow all ({reason})",
-    Policy.UNAVAILABLE: "unavailable, complete disallow ({reason})",
-    Policy.UNKNOWN: "not known yet ({reason})",
-    Policy.NOT_CHECKED: "not checked ({reason})",
+    Status.RULES: "rules ({reason})",
+    Status.ALLOW_ALL: "allow all ({reason})",
+    Status.UNAVAILABLE: "unavailable, complete disallow ({reason})",
+    Status.UNKNOWN: "not known yet ({reason})",
+    Status.NOT_CHECKED: "not checked ({reason})",
 }
 
 
@@ -42,7 +33,8 @@ class Explanation:
     url: str
     #: None for a URL robots.txt does not apply to.
     origin: Origin | None
-    policy: Policy
+    #: How robots.txt applies to the URL: its origin's status (``policy`` in :meth:`as_dict`).
+    policy: Status
     #: What the policy came from: "HTTP 200", "HTTP 404", "gave up after HTTP 503"…
     reason: str
     #: The requests of each try of the last fetch (every try of an outage): robots.txt,
@@ -55,14 +47,14 @@ class Explanation:
 
     @classmethod
     def not_checked(cls, url: str, reason: str) -> Explanation:
-        return cls(url, None, Policy.NOT_CHECKED, reason)
+        return cls(url, None, Status.NOT_CHECKED, reason)
 
     @property
     def allowed(self) -> bool:
         """Whether a request of the URL would be downloaded now."""
         if self.verdict is not None:
             return self.verdict.allowed
-        return self.policy in (Policy.ALLOW_ALL, Policy.NOT_CHECKED)
+        return self.policy in (Status.ALLOW_ALL, Status.NOT_CHECKED)
 
     @property
     def policy_text(self) -> str:

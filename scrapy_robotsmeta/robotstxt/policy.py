@@ -1,37 +1,31 @@
 """What a robots.txt fetch result means for its origin (RFC 9309 §2.3.1, Google's spec).
 
-| result                               | outcome                                   |
-|--------------------------------------|-------------------------------------------|
-| 2xx                                  | RULES: the body, parsed                    |
-| 3xx                                  | REDIRECT: fetched again, at most 5 hops    |
-| 4xx but 429                          | ALLOW_ALL: the body is never read          |
-| 429, 5xx, other codes, network error | UNAVAILABLE: complete disallow, retry later|
-| a body cut short by the network      | UNAVAILABLE                                |
-| a body stopped at the 500 KiB limit  | RULES from its first 500 KiB               |
+| result                               | outcome                                                |
+|--------------------------------------|--------------------------------------------------------|
+| 2xx                                  | RULES: the body, parsed                                |
+| 3xx with a Location                  | UNKNOWN, `location` set: fetched again, at most 5 hops |
+| 3xx without a Location               | ALLOW_ALL                                              |
+| 4xx but 429                          | ALLOW_ALL: the body is never read                      |
+| 429, 5xx, other codes, network error | UNAVAILABLE: complete disallow, retry later            |
+| a body cut short by the network      | UNAVAILABLE                                            |
+| a body stopped at the 500 KiB limit  | RULES from its first 500 KiB                           |
 """
 
 from __future__ import annotations
 
 import dataclasses
-import enum
 import hashlib
 import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
 from scrapy_robotsmeta.robotstxt import MAX_BYTES, RobotsTxt
+from scrapy_robotsmeta.robotstxt.status import Status
 from scrapy_robotsmeta.usage.tdmrep import TdmFile
 
 MAX_REDIRECTS = 5
 
 _MAX_AGE = re.compile(rb"(?:^|[,\s])max-age\s*=\s*\"?(\d+)", re.IGNORECASE)
-
-
-class Kind(enum.Enum):
-    RULES = "rules"
-    ALLOW_ALL = "allow_all"
-    UNAVAILABLE = "unavailable"
-    REDIRECT = "redirect"
 
 
 class Hop(NamedTuple):
@@ -74,10 +68,12 @@ class Fetch(NamedTuple):
 
 @dataclass(frozen=True)
 class Outcome:
-    kind: Kind
+    #: RULES, ALLOW_ALL or UNAVAILABLE; UNKNOWN for a redirect, which says nothing yet.
+    kind: Status
     reason: str
     rules: RobotsTxt | None = None
     max_age: float | None = None
+    #: Where a redirect sends the fetch (RFC 9309 §2.3.1.2); None for any other answer.
     location: str | None = None
     #: The part of a 2xx body that was parsed, for a storage that shares it between processes.
     body: bytes | None = None
@@ -101,11 +97,11 @@ def max_age(cache_control: bytes | None) -> float | None:
 
 
 def allow_all(reason: str) -> Outcome:
-    return Outcome(Kind.ALLOW_ALL, reason, ALLOW_ALL_RULES)
+    return Outcome(Status.ALLOW_ALL, reason, ALLOW_ALL_RULES)
 
 
 def unavailable(reason: str) -> Outcome:
-    return Outcome(Kind.UNAVAILABLE, reason)
+    return Outcome(Status.UNAVAILABLE, reason)
 
 
 def is_unavailable_status(status: int) -> bool:
@@ -132,11 +128,11 @@ def from_response(
         return unavailable(f"{reason}, stopped at the size limit with no content decoded")
     if 200 <= status < 300:
         rules = RobotsTxt.parse(body)
-        return Outcome(Kind.RULES, reason, rules, max_age(cache_control), body=body[:MAX_BYTES])
+        return Outcome(Status.RULES, reason, rules, max_age(cache_control), body=body[:MAX_BYTES])
     if 300 <= status < 400:
         if not location:
             return allow_all(f"{reason} without a Location header")
-        return Outcome(Kind.REDIRECT, reason, location=location.decode("latin-1"))
+        return Outcome(Status.UNKNOWN, reason, location=location.decode("latin-1"))
     if is_unavailable_status(status):
         return unavailable(reason)
     return allow_all(reason)
@@ -145,7 +141,7 @@ def from_response(
 def stamped(outcome: Outcome, at: float) -> Outcome:
     """*outcome* (its hops set) with the :class:`Fetch` evidence records, fetched *at*. An
     unavailable outcome puts nothing in force: it gets none."""
-    if outcome.kind is Kind.UNAVAILABLE:
+    if outcome.kind is Status.UNAVAILABLE:
         return outcome
     last = outcome.hops[-1] if outcome.hops else None
     url = last.url if last is not None else ""

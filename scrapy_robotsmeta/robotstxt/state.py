@@ -28,9 +28,10 @@ from typing import Any, NamedTuple
 
 from scrapy_robotsmeta.defaults import DEFAULTS, PackageSettings
 from scrapy_robotsmeta.robotstxt import RobotsTxt
-from scrapy_robotsmeta.robotstxt.explanation import Explanation, Policy
+from scrapy_robotsmeta.robotstxt.explanation import Explanation
 from scrapy_robotsmeta.robotstxt.origin import Origin
-from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Fetch, Hop, Kind, Outcome
+from scrapy_robotsmeta.robotstxt.policy import ALLOW_ALL_RULES, Fetch, Hop, Outcome
+from scrapy_robotsmeta.robotstxt.status import Status
 from scrapy_robotsmeta.usage.tdmrep import UNREADABLE, TdmFile, file_from_plain, valid_plain
 
 # A server that asks for a robots.txt fetch before every request would make every request
@@ -76,8 +77,9 @@ SNAPSHOT_TIMES = ("expires_at", "down_since", "retry_at", "give_up_at")
 # Two snapshots whose times differ by less than this say the same: a time moved to another
 # clock and back differs from the original by a rounding error.
 SAME_TIME = 0.001
-# Kind by value: a record's look-up, without the call Kind(value) costs.
-_KINDS = {kind.value: kind for kind in Kind}
+# The statuses a state's rules come from, by value: a record's look-up, without the call
+# Status(value) costs, that reads no other status as a kind.
+_KINDS = {status.value: status for status in (Status.RULES, Status.ALLOW_ALL)}
 # A try never gets less than this, even right before the give-up deadline.
 MIN_TRY_TIMEOUT = 0.1
 # At most this many tries of an outage are kept in OriginState.tries: its latest tell enough.
@@ -114,7 +116,8 @@ class Timing:
 
 
 class Decision(enum.Enum):
-    """What a request of the origin gets now."""
+    """What a request of the origin gets now: a question of time, which the origin's
+    :class:`Status` does not answer alone (see :mod:`.status`)."""
 
     RULES = "rules"  # decide it by the rules
     DROP = "drop"  # the origin was given up
@@ -142,8 +145,9 @@ class OriginState:
 
     origin: Origin
     rules: RobotsTxt | None = None
-    #: What the rules came from: RULES (a 2xx body) or ALLOW_ALL (4xx, redirect limits…).
-    kind: Kind | None = None
+    #: What the rules came from: RULES (a 2xx body) or ALLOW_ALL (4xx, redirect limits…);
+    #: None while there are none.
+    kind: Status | None = None
     #: How the current rules (or the give-up) came about, for logs and `scrapy robots`.
     reason: str = ""
     #: The requests of each try of the last fetch; during an outage, of every try since it
@@ -192,6 +196,16 @@ class OriginState:
         return self.give_up_at is not None and now >= self.give_up_at
 
     @property
+    def status(self) -> Status:
+        """What robots.txt is for the origin. Rules that expired still say what they said:
+        whether a request waits for new ones is :meth:`decide`'s answer."""
+        if self.given_up or (self.rules is None and self.down_since is not None):
+            return Status.UNAVAILABLE
+        if self.rules is None:
+            return Status.UNKNOWN
+        return Status.ALLOW_ALL if self.kind is Status.ALLOW_ALL else Status.RULES
+
+    @property
     def fetched_before(self) -> bool:
         """Whether a fetch of the origin has ended before: the next one is a retry or a
         refresh."""
@@ -229,16 +243,16 @@ class OriginState:
         self.changes += 1
         self.fetching = False
         self.tries.append(outcome.hops)
-        if outcome.kind is Kind.UNAVAILABLE:
+        if outcome.kind is Status.UNAVAILABLE:
             return self._unavailable(outcome.reason, now, timing)
         recovered = self.down_since is not None
         lifetime = timing.expiration
         if outcome.max_age is not None:
             lifetime = min(lifetime, max(outcome.max_age, MIN_EXPIRATION))
-        if outcome.kind is Kind.RULES and outcome.rules is not None:
-            self.rules, self.kind = outcome.rules, Kind.RULES
+        if outcome.kind is Status.RULES and outcome.rules is not None:
+            self.rules, self.kind = outcome.rules, Status.RULES
         else:
-            self.rules, self.kind = ALLOW_ALL_RULES, Kind.ALLOW_ALL
+            self.rules, self.kind = ALLOW_ALL_RULES, Status.ALLOW_ALL
         self.tdmrep = outcome.tdmrep
         if outcome.tdmrep is not None and outcome.tdmrep.status == UNREADABLE:
             # Its pages' reservation is unknown until it is read (a crawl for AI training
@@ -296,17 +310,14 @@ class OriginState:
     def explain(self, url: str, token: str) -> Explanation:
         """Why *url* of this origin is allowed, refused or waiting, for the crawler whose
         robots.txt product token is *token*."""
-        tries = tuple(self.tries)
-        if self.given_up or (self.rules is None and self.down_since is not None):
-            return Explanation(url, self.origin, Policy.UNAVAILABLE, self.reason, tries)
-        if self.rules is None:
+        tries, status, reason = tuple(self.tries), self.status, self.reason
+        if status is Status.UNKNOWN:
             reason = "being fetched" if self.fetching else "not fetched yet"
-            return Explanation(url, self.origin, Policy.UNKNOWN, reason, tries)
-        if self.kind is Kind.ALLOW_ALL:
-            return Explanation(url, self.origin, Policy.ALLOW_ALL, self.reason, tries)
-        verdict = self.rules.explain(url, token)
-        ignored = self.rules.read_usage(url, token).ignored
-        return Explanation(url, self.origin, Policy.RULES, self.reason, tries, verdict, ignored)
+        if status is Status.RULES and self.rules is not None:
+            verdict = self.rules.explain(url, token)
+            ignored = self.rules.read_usage(url, token).ignored
+            return Explanation(url, self.origin, status, reason, tries, verdict, ignored)
+        return Explanation(url, self.origin, status, reason, tries)
 
     # -- sharing ---------------------------------------------------------------------------
 
@@ -341,7 +352,7 @@ class OriginState:
         """Take the state another process published (see :meth:`snapshot`), with the
         robots.txt *body* it published; a fetch of this process in flight, if any, stays in
         flight."""
-        rules = RobotsTxt.parse(body or b"") if snapshot["kind"] == Kind.RULES.value else None
+        rules = RobotsTxt.parse(body or b"") if snapshot["kind"] == Status.RULES.value else None
         self.restore(Snapshot._make(snapshot[name] for name in SNAPSHOT_FIELDS), rules)
 
     def restore(self, values: Snapshot, rules: RobotsTxt | None) -> None:
@@ -358,7 +369,7 @@ class OriginState:
         self.fetched = None if values.fetched is None else Fetch._make(values.fetched)
         self.kind = None if values.kind is None else _KINDS[values.kind]
         # Allow-all rules are one shared object, rebuilt from the kind alone.
-        self.rules = ALLOW_ALL_RULES if self.kind is Kind.ALLOW_ALL else rules
+        self.rules = ALLOW_ALL_RULES if self.kind is Status.ALLOW_ALL else rules
         self.tries = [tuple(map(Hop._make, hops)) for hops in values.tries]
         self.tdmrep = file_from_plain(values.tdmrep) if values.tdmrep is not None else None
 
