@@ -25,6 +25,7 @@ from scrapy_robotsmeta.robotstxt.state import (
     OriginState,
     Snapshot,
     Timing,
+    has_own_rules,
     same_snapshot,
     shift_times,
     unreadable,
@@ -412,3 +413,15 @@ def test_a_robots_txt_outage_keeps_the_tdmrep_file_of_the_cached_copy() -> None:
 def test_a_damaged_tdmrep_file_in_a_snapshot_is_unreadable(damaged: object) -> None:
     snapshot = {**fetched(replace(RULES, tdmrep=TDM_FILE)).snapshot(), "tdmrep": damaged}
     assert unreadable(snapshot) == f"'tdmrep' is {damaged!r}"
+
+
+@pytest.mark.parametrize("kind", [Status.RULES, "rules"])
+def test_only_rules_from_a_body_are_the_states_own(kind: Status | str) -> None:
+    """RFC 9309 §2.3.1.1: a 2xx body's rules are the origin's own, carried by its record and
+    its shared state; allow-all (§2.3.1.3) is the same for every origin, rebuilt from the kind."""
+    assert has_own_rules(kind)
+
+
+@pytest.mark.parametrize("kind", [Status.ALLOW_ALL, "allow_all", Status.UNAVAILABLE, None])
+def test_allow_all_and_no_answer_have_no_rules_of_their_own(kind: Status | str | None) -> None:
+    assert not has_own_rules(kind)

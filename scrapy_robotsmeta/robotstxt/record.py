@@ -27,8 +27,12 @@ import zlib
 
 from scrapy_robotsmeta.robotstxt import RobotsTxt
 from scrapy_robotsmeta.robotstxt.origin import Origin
-from scrapy_robotsmeta.robotstxt.state import SNAPSHOT_VERSION, OriginState, Snapshot
-from scrapy_robotsmeta.robotstxt.status import Status
+from scrapy_robotsmeta.robotstxt.state import (
+    SNAPSHOT_VERSION,
+    OriginState,
+    Snapshot,
+    has_own_rules,
+)
 
 # The shape of a record's bytes, the snapshot's aside: raised with any change of what a record
 # holds or how (the compiled tables' layout included). A record starts with both versions: a
@@ -60,8 +64,7 @@ def _compress(data: bytes) -> bytes:
 
 def pack(state: OriginState) -> bytes:
     """The record of *state*."""
-    # Allow-all rules are one shared object, rebuilt from the snapshot's kind.
-    rules = state.rules.to_plain() if state.rules and state.kind is Status.RULES else None
+    rules = state.rules.to_plain() if state.rules and has_own_rules(state.kind) else None
     # Plain values only, no key and no class: half the bytes, and faster to read back.
     plain = (tuple(state.values()), rules)
     payload = _compress(pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL))

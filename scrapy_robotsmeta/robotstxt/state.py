@@ -80,6 +80,15 @@ SAME_TIME = 0.001
 # The statuses a state's rules come from, by value: a record's look-up, without the call
 # Status(value) costs, that reads no other status as a kind.
 _KINDS = {status.value: status for status in (Status.RULES, Status.ALLOW_ALL)}
+
+
+def has_own_rules(kind: Status | str | None) -> bool:
+    """Whether a state of *kind* (a Status, or its value in a snapshot) has rules of its own,
+    which its record and a shared storage carry: those of a 2xx body. Allow-all rules are one
+    shared object, rebuilt from the kind alone."""
+    return kind is Status.RULES or kind == Status.RULES.value
+
+
 # A try never gets less than this, even right before the give-up deadline.
 MIN_TRY_TIMEOUT = 0.1
 # At most this many tries of an outage are kept in OriginState.tries: its latest tell enough.
@@ -352,7 +361,7 @@ class OriginState:
         """Take the state another process published (see :meth:`snapshot`), with the
         robots.txt *body* it published; a fetch of this process in flight, if any, stays in
         flight."""
-        rules = RobotsTxt.parse(body or b"") if snapshot["kind"] == Status.RULES.value else None
+        rules = RobotsTxt.parse(body or b"") if has_own_rules(snapshot["kind"]) else None
         self.restore(Snapshot._make(snapshot[name] for name in SNAPSHOT_FIELDS), rules)
 
     def restore(self, values: Snapshot, rules: RobotsTxt | None) -> None:

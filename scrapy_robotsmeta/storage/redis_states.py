@@ -17,8 +17,12 @@ from scrapy_robotsmeta.keys import (
     ROBOTSTXT_REDIS_PUBLISHED,
     ROBOTSTXT_REDIS_UNREADABLE_STATE,
 )
-from scrapy_robotsmeta.robotstxt.state import Published, shift_times, unreadable
-from scrapy_robotsmeta.robotstxt.status import Status
+from scrapy_robotsmeta.robotstxt.state import (
+    Published,
+    has_own_rules,
+    shift_times,
+    unreadable,
+)
 from scrapy_robotsmeta.storage.redis_link import logger
 
 if TYPE_CHECKING:
@@ -103,7 +107,7 @@ class RedisStates:
                 why = "not JSON"
             else:
                 why = unreadable(snapshot)
-        if why is None and snapshot["kind"] == Status.RULES.value and body is None:
+        if why is None and has_own_rules(snapshot["kind"]) and body is None:
             why = "rules without their body"
         if why is not None:
             self._ignore(origin, why)
