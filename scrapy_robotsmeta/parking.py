@@ -148,7 +148,12 @@ class ParkingLot:
         codec: RequestCodec,
         memory_limit: int,
         jobdir: str | None = None,
+        *,
+        counted: bool = True,
     ) -> None:
+        #: Whether a request parked here counts in robotstxt/parked/memory (not when it was
+        #: counted as it entered the lot it comes from).
+        self._counted = counted
         self._stats = stats
         self._codec = codec
         self._memory_limit = memory_limit
@@ -269,7 +274,8 @@ class ParkingLot:
                 return
         self._memory.setdefault(origin, deque()).append(request)
         self._in_memory += 1
-        self._stats.inc_value(ROBOTSTXT_PARKED_MEMORY)
+        if self._counted:
+            self._stats.inc_value(ROBOTSTXT_PARKED_MEMORY)
 
     def _write(self, origin: Origin, data: bytes) -> bool:
         queue = None

@@ -84,6 +84,8 @@ async def test_a_request_that_cannot_be_serialised_stays_in_this_process(
     lot = parking(link)
     await parked_while_down(lot, [Request("https://example.com/a", callback=outside_the_spider)])
     assert link.stats.get_value("robotstxt/parked/unserializable") == 1
+    # Counted once where it waited, in memory, however many lots it went through.
+    assert link.stats.get_value("robotstxt/parked/memory") == 1
     assert not redis.Redis.from_url(redis_url).exists(PARKED)
     assert lot.origins() == [ORIGIN]
     assert [request.url async for request in lot.release(ORIGIN)] == ["https://example.com/a"]

@@ -60,7 +60,8 @@ class RedisParking:
         # What this process parked and has not written to Redis yet (or cannot: Redis down,
         # or a request that cannot be serialised).
         self._outbox = ParkingLot(link.stats, codec, memory_limit)
-        self._unserializable = ParkingLot(link.stats, codec, memory_limit=2**62)
+        # Its requests come from the outbox, where they were counted.
+        self._unserializable = ParkingLot(link.stats, codec, memory_limit=2**62, counted=False)
         # Requests taken out of the outbox to be written, with their bytes, until Redis has
         # them: a write that fails leaves them here for the next one (parked once, counted
         # once), and a release or close finds them.
