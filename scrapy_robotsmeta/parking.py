@@ -87,6 +87,21 @@ class _Reading:
     lost: int = 0
     malformed: int = 0
 
+    def report(self, stats: StatsCollector) -> None:
+        """Count and log what went wrong, if anything did."""
+        if not self.reason:
+            return
+        stats.inc_value(ROBOTSTXT_PARKED_DAMAGED)
+        if self.lost:
+            stats.inc_value(ROBOTSTXT_PARKED_LOST, self.lost)
+        if self.malformed:
+            stats.inc_value(ROBOTSTXT_PARKED_MALFORMED, self.malformed)
+        logger.warning(
+            "Parked queue of %(origin)s in %(folder)s is damaged (%(reason)s): %(kept)d "
+            "request(s) recovered, %(lost)d lost, %(malformed)d malformed and skipped",
+            vars(self),
+        )
+
 
 def _records(folder: Path, chunk: int, offset: int) -> Iterator[tuple[BinaryIO, int]]:
     """Each record of the queue in *folder* from *chunk* at *offset* on, as its chunk file
@@ -189,7 +204,7 @@ class ParkingLot:
                 try:
                     self._restore_queue(origin, folder)
                 except OSError as exc:  # a folder that cannot be listed
-                    self._report(_Reading(origin, folder, str(exc)))
+                    _Reading(origin, folder, str(exc)).report(self._stats)
         return len(self)
 
     def _restore_queue(self, origin: Origin, folder: Path) -> None:
@@ -234,7 +249,7 @@ class ParkingLot:
         if size is not None:
             reading.lost = size - read
         shutil.rmtree(reading.folder, ignore_errors=True)
-        self._report(reading)
+        reading.report(self._stats)
 
     def _load(self, data: bytes, reading: _Reading) -> Request | None:
         try:
@@ -246,20 +261,6 @@ class ParkingLot:
             return None
         reading.kept += 1
         return request
-
-    def _report(self, reading: _Reading) -> None:
-        if not reading.reason:
-            return
-        self._stats.inc_value(ROBOTSTXT_PARKED_DAMAGED)
-        if reading.lost:
-            self._stats.inc_value(ROBOTSTXT_PARKED_LOST, reading.lost)
-        if reading.malformed:
-            self._stats.inc_value(ROBOTSTXT_PARKED_MALFORMED, reading.malformed)
-        logger.warning(
-            "Parked queue of %(origin)s in %(folder)s is damaged (%(reason)s): %(kept)d "
-            "request(s) recovered, %(lost)d lost, %(malformed)d malformed and skipped",
-            vars(reading),
-        )
 
     def park(self, origin: Origin, request: Request) -> None:
         """Keep *request* for *origin*: on disk when it must (JOBDIR, past the memory limit)
@@ -333,7 +334,7 @@ class ParkingLot:
             self._close(queue)
             if reading.lost:  # what is left cannot be read: the next run would fail there too
                 shutil.rmtree(reading.folder, ignore_errors=True)
-            self._report(reading)
+            reading.report(self._stats)
 
     def _pop(self, queue: _DiskQueue, reading: _Reading) -> bytes | None:
         """The next entry of *queue*; None at its end, or where its files end early (the rest
