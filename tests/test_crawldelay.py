@@ -40,6 +40,17 @@ def gaps(times: list[float]) -> list[float]:
     return [later - earlier for earlier, later in itertools.pairwise(times)]
 
 
+# How far the reactor's other work may hold one request back between its turn and its arrival
+# at the site (both run in this process), more than the next one, on a loaded machine: the
+# site may see two requests this much closer than their turns were.
+ARRIVAL_JITTER = 0.05
+
+
+def assert_spaced(times: list[float], interval: float) -> None:
+    """Every two consecutive *times* are *interval* apart, as the site can tell."""
+    assert min(gaps(times)) >= interval - ARRIVAL_JITTER, gaps(times)
+
+
 def add_pages(site: Site, robots: str, count: int) -> list[str]:
     site.add({"/robots.txt": static(robots)})
     site.add({f"/p/{i}": html(f"page {i}") for i in range(count)})
@@ -58,13 +69,17 @@ def redis_settings(redis_url: str, **extra: Any) -> dict[str, Any]:
 async def crawl_in_turn(site: Site, urls: list[str], settings: dict[str, Any]) -> list[Any]:
     """Two crawlers of one spider on one Redis, each given half of *urls*: the second starts
     once the first has published robots.txt (before, its requests would be parked in Redis
-    and released by the first, which would crawl them all)."""
+    and released by the first, which would crawl them all), and once the first's first page
+    is at the site: starting a crawler blocks this process's reactor for a moment, which would
+    hold back a request that took its turn already, and the site would see it late and the
+    next one on time."""
     first = make_crawler(ListSpider, settings)
     second = make_crawler(ListSpider, settings)
     half = len(urls) // 2
     runs = [deferred_from_coro(crawl(urls[:half], crawler=first, spider_cls=ListSpider))]
     await wait_for(lambda: any(path == "/robots.txt" for _, path in site.log))
     await wait_for(lambda: first.stats is not None and first.stats.get_value(PUBLISHED, 0) > 0)
+    await wait_for(lambda: bool(page_times(site)))
     runs.append(deferred_from_coro(crawl(urls[half:], crawler=second, spider_cls=ListSpider)))
     done = DeferredList(runs, fireOnOneErrback=True)
     return [result for _, result in await maybe_deferred_to_future(done)]
@@ -83,7 +98,7 @@ async def test_crawl_delay_spaces_every_request_of_the_origin(site: Site) -> Non
     result = await crawl(urls, {"ROBOTSTXT_OBEY_CRAWL_DELAY": True}, ListSpider)
     times = page_times(site)
     assert len(times) == 4
-    assert min(gaps(times)) >= 0.19  # the server's clock is read a little after the turn's
+    assert_spaced(times, 0.2)
     assert result.stat("robotstxt/crawl_delay_applied") == 1  # one origin slowed
     assert result.stat("robotstxt/crawl_delay/max") == pytest.approx(0.2)
     assert result.stat("robotstxt/crawl_delay/set_aside") >= 1
@@ -147,7 +162,7 @@ async def test_a_crawl_delay_over_the_bound_is_crawled_at_the_bound_with_a_warni
         result = await crawl(urls, settings, ListSpider)
     times = page_times(site)
     assert len(times) == 3  # crawled, never dropped
-    assert min(gaps(times)) >= 0.29
+    assert_spaced(times, 0.3)
     warnings = [r.getMessage() for r in caplog.records if "Crawl-delay" in r.getMessage()]
     assert warnings == [
         f"Crawl-delay of {site.url('')} is 86400 s, over ROBOTSTXT_MAX_CRAWL_DELAY: its "
@@ -185,7 +200,7 @@ async def test_crawlers_sharing_redis_space_the_origin_by_one_crawl_delay(
     results = await crawl_in_turn(site, urls, settings)
     times = page_times(site)
     assert len(times) == 8
-    assert min(gaps(times)) >= 0.29
+    assert_spaced(times, 0.3)
     assert all(pages_downloaded(result) >= 1 for result in results)
     assert all(result.stat("robotstxt/crawl_delay/local_turns") == 0 for result in results)
 
@@ -201,7 +216,7 @@ async def test_the_fleet_download_delay_spaces_the_crawlers_together(
     results = await crawl_in_turn(site, urls, settings)
     times = page_times(site)
     assert len(times) == 8
-    assert min(gaps(times)) >= 0.14  # half of DOWNLOAD_DELAY, the shortest random wait
+    assert_spaced(times, 0.15)  # half of DOWNLOAD_DELAY, the shortest random wait
     assert all(pages_downloaded(result) >= 1 for result in results)
 
 
@@ -222,7 +237,7 @@ async def test_redis_failing_leaves_each_crawler_its_own_crawl_delay(
     result = await maybe_deferred_to_future(crawling)
     times = page_times(site)
     assert len(times) == 4
-    assert min(gaps(times)) >= 0.19
+    assert_spaced(times, 0.2)
     assert result.stat("robotstxt/crawl_delay/local_turns") >= 1
     assert caplog.text.count("The fleet's turns cannot be read") == 1
 
@@ -247,7 +262,7 @@ async def test_a_request_downloaded_outside_the_scheduler_waits_its_turn_in_the_
     assert downloaded == [200, 200]
     times = page_times(site)
     assert len(times) == 3
-    assert min(gaps(times)) >= 0.19
+    assert_spaced(times, 0.2)
 
 
 @pytest.mark.parametrize("value", ["thirty", -1, "nan"])
