@@ -17,7 +17,11 @@ from tests.redisserver import redis_server
 if TYPE_CHECKING:
     from scrapy_robotsmeta.storage.redis_link import RedisLink
 
-EXAMPLE_PROJECT = Path(__file__).resolve().parents[1] / "example_project"
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE_PROJECT = ROOT / "example_project"
+# The documentation's generator of its references (docs/_ext/references.py), which the tests
+# of the references import as Sphinx does.
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 
 
 @pytest.fixture
