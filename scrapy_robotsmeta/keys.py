@@ -135,10 +135,12 @@ class FileStats:
             " local is read on a site's say-so).",
         )
         self.redirect_loop = stat(
-            f"{prefix}/redirect_loop", f"{file} fetches that ended in a redirect loop."
+            f"{prefix}/redirect_loop",
+            f"{file} fetches that ended in a redirect loop (the file then counts as a 404).",
         )
         self.redirect_limit = stat(
-            f"{prefix}/redirect_limit", f"{file} fetches that ended after too many redirects."
+            f"{prefix}/redirect_limit",
+            f"{file} fetches that ended after too many redirects (the file then counts as a 404).",
         )
 
 
