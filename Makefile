@@ -1,5 +1,5 @@
-# Everything a fresh clone needs is installed here: `make test`, `make demo` and `make bench`
-# need nothing else.
+# Everything a fresh clone needs is installed here: `make test`, `make docs`, `make demo` and
+# `make bench` need nothing else.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -10,11 +10,12 @@ DEMO_STAMP := $(VENV)/.installed-package
 LOWEST ?= .venv-lowest
 LOWEST_STAMP := $(LOWEST)/.installed
 
-.PHONY: test lint demo bench clean
+.PHONY: test lint docs demo bench clean
 
+# The docs extra too: `make lint` type-checks the documentation's Sphinx extension.
 $(STAMP): setup.cfg pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,docs]'
 	touch $@
 
 $(DEMO_STAMP): setup.cfg pyproject.toml
@@ -32,7 +33,16 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-test: lint $(LOWEST_STAMP)
+# Warnings are errors (-W, all reported: --keep-going), and so is a link to nothing (-n); the
+# doctest builder runs the pages' {doctest} examples. The pages are read afresh (-E: an
+# incremental build leaves other pages' menus stale), then the doctest build reuses them.
+SPHINX := $(BIN)/sphinx-build -W --keep-going -n -q -d docs/_build/doctrees
+docs: $(STAMP)
+	$(SPHINX) -E -b html docs docs/_build/html
+	$(SPHINX) -b doctest docs docs/_build/doctest
+	@echo "The documentation is built: open docs/_build/html/index.html"
+
+test: lint docs $(LOWEST_STAMP)
 	$(BIN)/python -m pytest -q
 	$(LOWEST)/bin/python -m pytest -q -m "not newest_scrapy and not release"
 
@@ -56,4 +66,4 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.crawldelay
 
 clean:
-	rm -rf $(VENV) $(LOWEST) build *.egg-info
+	rm -rf $(VENV) $(LOWEST) build *.egg-info docs/_build

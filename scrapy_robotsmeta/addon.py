@@ -52,7 +52,7 @@ class Addon:
 
     It also registers every default of the package (at Scrapy's ``default`` priority, so that
     ``crawler.settings`` shows the value in force), the CSV and XML exporters of
-    :mod:`scrapy_robotsmeta.exporters` for formats the user gave no exporter, and says at start
+    :mod:`!scrapy_robotsmeta.exporters` for formats the user gave no exporter, and says at start
     which parts are on.
     """
 

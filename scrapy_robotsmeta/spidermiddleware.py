@@ -104,7 +104,8 @@ def usage_for(response: Response) -> Preferences | None:
 
 
 class RobotsMetaMiddleware(BaseSpiderMiddleware):
-    """Drops what a ``nofollow`` page yields, tags its items, and optionally more (see README)."""
+    """Drops what a ``nofollow`` page yields, tags its items, and optionally more (see the
+    documentation)."""
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)

@@ -1,28 +1,25 @@
 """The names users see (``keys.py``): every crawl stat the package sets is named there and only
-there, and the README's stats tables list exactly those."""
+there, each with its description, and the documentation's references (rendered from those
+declarations) list every stat and request meta key once. That the crawls set no stat missing
+from them is checked over the whole test session (tests/conftest.py, tests/test_docs_stats.py)."""
 
 from __future__ import annotations
 
 import ast
 import re
-import string
+from collections import Counter
 from pathlib import Path
+
+import pytest
+import references
 
 import scrapy_robotsmeta
 from scrapy_robotsmeta import keys
 
 PACKAGE = Path(scrapy_robotsmeta.__file__).parent
-README = Path(__file__).resolve().parents[1] / "README.md"
+REFERENCE = Path(__file__).resolve().parents[1] / "docs" / "reference"
 STAT_PREFIXES = ("robotstxt/", "robotsmeta/")
 STATS_CALLS = {"inc_value", "set_value", "max_value", "min_value"}
-#: How the README writes each variable part of a stat's name.
-README_FIELDS = {
-    "status": "N",
-    "exception": "<exception class>",
-    "use": "<use>",
-    "kind": "<kind>",
-    "file_status": "<status>",
-}
 
 
 def _literal_text(node: ast.expr) -> str | None:
@@ -78,20 +75,22 @@ def test_no_stat_name_is_written_outside_keys_py() -> None:
 
 
 def declared_stats() -> set[str]:
-    """Every stat name of keys.py, a template's fields as the README writes them."""
+    """Every stat name (or template) that a constant of keys.py holds."""
     names: set[str] = set()
     for value in vars(keys).values():
         if isinstance(value, str) and value.startswith(STAT_PREFIXES):
             names.add(value)
         elif isinstance(value, keys.FileStats):
             names.update(vars(value).values())
-    formatter = string.Formatter()
-    return {
-        name.format_map(
-            {field: README_FIELDS[field] for _, field, _, _ in formatter.parse(name) if field}
-        )
-        for name in names
+    return names
+
+
+def declared_meta_keys() -> set[str]:
+    """Every other name that a string constant of keys.py holds: the request meta keys."""
+    strings = {
+        value for name, value in vars(keys).items() if name.isupper() and isinstance(value, str)
     }
+    return strings - declared_stats()
 
 
 def test_declared_stats_are_distinct_and_well_formed() -> None:
@@ -104,23 +103,29 @@ def test_declared_stats_are_distinct_and_well_formed() -> None:
     assert malformed == []
 
 
-def readme_stats() -> set[str]:
-    """The stats the README's stats tables list: each row's first cell, where ``…/name``
-    stands for the cell's first name with its last part replaced."""
-    documented: set[str] = set()
-    for line in README.read_text(encoding="utf-8").splitlines():
-        if not line.startswith(("| `robotstxt/", "| `robotsmeta/")):
-            continue
-        names = re.findall(r"`([^`]+)`", line.split("|")[1])
-        parent = names[0].rsplit("/", 1)[0]
-        for name in names:
-            stat = parent + name[1:] if name.startswith("…/") else name
-            assert stat not in documented, f"{stat} is in two rows"
-            documented.add(stat)
-    return documented
+def test_every_stat_of_keys_py_is_declared_with_a_description() -> None:
+    """A stat held by a constant but missing from keys.STATS would be missing from the
+    reference; an entry of keys.STATS that no constant holds, a stat nothing can set."""
+    assert declared_stats() == set(keys.STATS)
+    assert [name for name, entry in keys.STATS.items() if not entry.description.strip()] == []
 
 
-def test_readme_stats_tables_list_exactly_the_stats_of_keys_py() -> None:
-    declared, documented = declared_stats(), readme_stats()
-    assert declared - documented == set(), "stats missing from the README"
-    assert documented - declared == set(), "README stats that the package does not set"
+def test_every_meta_key_of_keys_py_is_declared_with_a_description() -> None:
+    assert declared_meta_keys() == set(keys.META_KEYS)
+    assert [name for name, entry in keys.META_KEYS.items() if not entry.description.strip()] == []
+
+
+@pytest.mark.parametrize(
+    ("page", "objtype", "registry"),
+    [
+        ("stats.md", references.STAT, keys.STATS),
+        ("meta-keys.md", references.REQMETA, keys.META_KEYS),
+    ],
+)
+def test_the_reference_lists_each_declared_name_once(
+    page: str, objtype: str, registry: dict[str, keys.Described]
+) -> None:
+    entries = references.rendered_entries((REFERENCE / page).read_text(encoding="utf-8"))
+    names = Counter(name for kind, name in entries if kind == objtype)
+    assert {name for name, count in names.items() if count > 1} == set()
+    assert set(names) == set(registry)

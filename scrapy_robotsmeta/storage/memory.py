@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 
 class MemoryStorage(Storage):
-    """Parked requests in a :class:`ParkingLot`, kept in ``JOBDIR`` across a pause when there
+    """Parked requests in a :class:`!ParkingLot`, kept in ``JOBDIR`` across a pause when there
     is one; the cache keeps a disk tier."""
 
     disk_tier = True

@@ -54,9 +54,9 @@ __all__ = ["RedisStorage", "StorageConfigError"]
 
 class RedisStorage(Storage):
     """Origin states, fetch leases and parked requests in Redis, for a fleet of processes: the
-    arrangement of a link to Redis (:mod:`~scrapy_robotsmeta.storage.redis_link`), the
-    parked requests (:mod:`~scrapy_robotsmeta.storage.redis_parking`) and the shared states
-    (:mod:`~scrapy_robotsmeta.storage.redis_states`). Each hook of the interface is a method
+    arrangement of a link to Redis (:mod:`!scrapy_robotsmeta.storage.redis_link`), the
+    parked requests (:mod:`!scrapy_robotsmeta.storage.redis_parking`) and the shared states
+    (:mod:`!scrapy_robotsmeta.storage.redis_states`). Each hook of the interface is a method
     of its own here, so that a subclass can wrap it."""
 
     shared = True

@@ -181,7 +181,7 @@ def _rule(index: int, entry: object, ignored: list[str]) -> Rule | None:
 class TdmReading:
     """What TDMRep says of one response, after the protocol's precedence."""
 
-    #: What the origin's file is (see :data:`FILE_STATUSES`).
+    #: What the origin's file is (see :data:`!FILE_STATUSES`).
     file: str = NOT_CONSULTED
     #: True: rights reserved; False: not reserved; None: nothing stated (or not consulted).
     reserved: bool | None = None
