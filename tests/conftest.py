@@ -83,6 +83,16 @@ def redis_links(redis_url: str, clock: Clock) -> Iterator[Callable[..., RedisLin
         pytest_twisted.blockon(deferred_from_coro(link.close()))
 
 
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """One run of the demo as ``make demo`` runs it, for every test that reads it: the folder
+    of its exports and log, and what it printed."""
+    from tests.docs_outputs import run_demo  # noqa: PLC0415 (only the demo's tests need it)
+
+    output = tmp_path_factory.mktemp("demo")
+    return output, run_demo(output)
+
+
 @pytest.fixture(scope="module")
 def demo() -> Iterator[dict[str, str]]:
     """The demo site, served by its own process as ``python demosite.py`` serves it."""
