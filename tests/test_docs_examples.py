@@ -160,20 +160,26 @@ def test_crawler_names_and_product_tokens_are_those_the_package_takes() -> None:
         assert product_token(_code(user_agent)) == expected
 
 
+#: A ``%`` field of a log message: ``%s``, ``%(origin)s``, ``%.0f``…
+FIELD = re.compile(r"%(?:\(\w+\))?[-#0 +]?\d*(?:\.\d+)?[sdrgf]")
+
+
 def _message_patterns() -> list[re.Pattern[str]]:
     """Every message the package's code may log: each string (its ``%`` fields, and an
     f-string's fields, as wildcards) with a few words of text of its own, as a pattern."""
     patterns = []
     for module in PACKAGE.rglob("*.py"):
         for node in ast.walk(ast.parse(module.read_text("utf-8"))):
+            pieces: list[str | None]  # the text, None for each field
             if isinstance(node, ast.JoinedStr):
-                pieces = [v.value if isinstance(v, ast.Constant) else None for v in node.values]
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-                field = r"%(?:\(\w+\))?[-#0 +]?\d*(?:\.\d+)?[sdrgf]"
                 pieces = [
-                    piece
-                    for text in re.split(f"({field})", node.value)
-                    for piece in ([None] if re.fullmatch(field, text) else [text])
+                    v.value if isinstance(v, ast.Constant) and isinstance(v.value, str) else None
+                    for v in node.values
+                ]
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                pieces = [
+                    None if FIELD.fullmatch(text) else text
+                    for text in re.split(f"({FIELD.pattern})", node.value)
                 ]
             else:
                 continue
