@@ -1,8 +1,5 @@
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -12,12 +9,11 @@ import pytest_twisted
 from twisted.internet.task import Clock
 
 from scrapy_robotsmeta.testing import Site
+from tests.docs_outputs import demo_site, run_demo
 from tests.redisserver import redis_server
 
 if TYPE_CHECKING:
     from scrapy_robotsmeta.storage.redis_link import RedisLink
-
-EXAMPLE_PROJECT = Path(__file__).resolve().parents[1] / "example_project"
 
 
 @pytest.fixture
@@ -87,8 +83,6 @@ def redis_links(redis_url: str, clock: Clock) -> Iterator[Callable[..., RedisLin
 def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
     """One run of the demo as ``make demo`` runs it, for every test that reads it: the folder
     of its exports and log, and what it printed."""
-    from tests.docs_outputs import run_demo  # noqa: PLC0415 (only the demo's tests need it)
-
     output = tmp_path_factory.mktemp("demo")
     return output, run_demo(output)
 
@@ -96,12 +90,5 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
 @pytest.fixture(scope="module")
 def demo() -> Iterator[dict[str, str]]:
     """The demo site, served by its own process as ``python demosite.py`` serves it."""
-    process = subprocess.Popen(
-        [sys.executable, str(EXAMPLE_PROJECT / "demosite.py")], stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert process.stdout is not None
-        yield json.loads(process.stdout.readline())
-    finally:
-        process.terminate()
-        process.wait(timeout=60)
+    with demo_site() as origins:
+        yield origins
