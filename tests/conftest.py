@@ -1,10 +1,8 @@
 from __future__ import annotations
 
 import functools
-import json
 import re
 import string
-import subprocess
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -17,13 +15,13 @@ from twisted.internet.task import Clock
 
 from scrapy_robotsmeta.keys import STATS
 from scrapy_robotsmeta.testing import Site
+from tests.docs_outputs import demo_site, run_demo
 from tests.redisserver import redis_server
 
 if TYPE_CHECKING:
     from scrapy_robotsmeta.storage.redis_link import RedisLink
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLE_PROJECT = ROOT / "example_project"
 # The documentation's generator of its references (docs/_ext/references.py), which the tests
 # of the references import as Sphinx does.
 sys.path.insert(0, str(ROOT / "docs" / "_ext"))
@@ -92,18 +90,19 @@ def redis_links(redis_url: str, clock: Clock) -> Iterator[Callable[..., RedisLin
         pytest_twisted.blockon(deferred_from_coro(link.close()))
 
 
+@pytest.fixture(scope="session")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """One run of the demo as ``make demo`` runs it, for every test that reads it: the folder
+    of its exports and log, and what it printed."""
+    output = tmp_path_factory.mktemp("demo")
+    return output, run_demo(output)
+
+
 @pytest.fixture(scope="module")
 def demo() -> Iterator[dict[str, str]]:
     """The demo site, served by its own process as ``python demosite.py`` serves it."""
-    process = subprocess.Popen(
-        [sys.executable, str(EXAMPLE_PROJECT / "demosite.py")], stdout=subprocess.PIPE, text=True
-    )
-    try:
-        assert process.stdout is not None
-        yield json.loads(process.stdout.readline())
-    finally:
-        process.terminate()
-        process.wait(timeout=60)
+    with demo_site() as origins:
+        yield origins
 
 
 # -- Every stat the session's crawls set is in the stats reference ---------------------------

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -39,19 +36,8 @@ class Demo:
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
-    output = tmp_path_factory.mktemp("demo")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("SCRAPY_")}
-    done = subprocess.run(
-        [sys.executable, str(RUN_DEMO), "--output", str(output)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    return Demo(output, done.stdout)
+def demo(demo_run: tuple[Path, str]) -> Demo:
+    return Demo(*demo_run)
 
 
 def test_summary_counts(demo: Demo) -> None:

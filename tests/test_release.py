@@ -109,12 +109,13 @@ def test_wheel_metadata_matches_setup_cfg(wheel: zipfile.ZipFile) -> None:
 
 
 def test_sdist_holds_what_its_tests_need(dist: Path) -> None:
-    """The sdist carries the package, its tests and the example project they crawl, the
-    licence and the changelog, so that a packager can run the suite from it."""
+    """The sdist carries the package, its tests, the example project they crawl and the
+    documentation whose examples they run, the licence and the changelog, so that a packager
+    can run the suite from it."""
     (path,) = dist.glob("*.tar.gz")
     with tarfile.open(path) as sdist:
         names = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
-    for folder in (NAME, "tests", "example_project"):
+    for folder in (NAME, "tests", "example_project", "docs"):
         assert _tracked(folder) <= names, folder
     assert {"LICENSE", "CHANGELOG.md", "README.md", "setup.cfg", "pyproject.toml"} <= names
 
