@@ -351,6 +351,8 @@ async def test_jobdir_recipe_resumes_with_nothing_lost_or_fetched_twice(
 # --------------------------------------------------------------------------------------------
 
 TDMREP_PATH = "/.well-known/tdmrep.json"
+#: The publisher's robots.txt, whose digest docs/topics/evidence.md recomputes.
+PUBLISHER_ROBOTS = "User-agent: *\nDisallow: /private/\nAllow: /open/\n"
 
 
 def training_sites(blog: Site, signals: Site, publisher: Site, mirror: Site) -> str:
@@ -383,7 +385,7 @@ def training_sites(blog: Site, signals: Site, publisher: Site, mirror: Site) -> 
     signals.add({"/robots.txt": static(robots), "/": html("<title>Signals</title>")})
     publisher.add(
         {
-            "/robots.txt": static(DISALLOW_PRIVATE),
+            "/robots.txt": static(PUBLISHER_ROBOTS),
             TDMREP_PATH: static(json.dumps(tdmrep), headers={"Content-Type": "application/json"}),
             "/open/article": html("<title>Open article</title>"),
             "/journal/article": html("<title>Journal article</title>"),

@@ -10,7 +10,8 @@ from scrapy.http import Response, TextResponse
 from scrapy_redis.spiders import RedisSpider
 
 
-class PagesSpider(RedisSpider):  # type: ignore[misc]  # scrapy-redis has no type hints
+# scrapy-redis has no type hints: to mypy, RedisSpider is Any.
+class PagesSpider(RedisSpider):  # type: ignore[misc]
     """``scrapy crawl pages`` on every worker; ``LPUSH pages:start_urls URL`` to feed them."""
 
     name = "pages"
