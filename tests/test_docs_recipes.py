@@ -16,10 +16,11 @@ import signal
 import subprocess
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
 from scrapy.utils.defer import deferred_f_from_coro_f, maybe_deferred_to_future
 from twisted.web import server
 from twisted.web.server import NOT_DONE_YET
@@ -79,15 +80,32 @@ class Command:
         try:
             await wait_for(lambda: self.process.poll() is not None, timeout)
         finally:
-            if self.process.poll() is None:
-                self.process.kill()
-                self.process.wait(10)
+            self.kill()
         return self.process.returncode
 
+    def kill(self) -> None:
+        """End the process if it still runs (a test that failed midway leaves none behind)."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(10)
 
-def scrapy(cwd: Path, *args: str, log: str) -> Command:
-    """``scrapy ARGS`` run in *cwd*, with this interpreter's Scrapy."""
-    return Command(cwd, sys.executable, "-m", "scrapy", *args, log=log)
+
+ScrapyCommand = Callable[..., Command]
+
+
+@pytest.fixture
+def scrapy() -> Iterator[ScrapyCommand]:
+    """Start ``scrapy ARGS`` in a directory, with this interpreter's Scrapy:
+    ``scrapy(cwd, *args, log=NAME)``. Whatever still runs after the test is killed."""
+    started: list[Command] = []
+
+    def start(cwd: Path, *args: str, log: str) -> Command:
+        started.append(Command(cwd, sys.executable, "-m", "scrapy", *args, log=log))
+        return started[-1]
+
+    yield start
+    for command in started:
+        command.kill()
 
 
 def jsonlines(path: Path) -> list[dict[str, Any]]:
@@ -222,7 +240,7 @@ def crawled(log: str) -> int:
 
 @deferred_f_from_coro_f
 async def test_fleet_recipe_loses_nothing_of_a_worker_stopped_midway(
-    site: Site, other_site: Site, redis_url: str, tmp_path: Path
+    site: Site, other_site: Site, redis_url: str, tmp_path: Path, scrapy: ScrapyCommand
 ) -> None:
     """Two workers of the recipe's project share one crawl through Redis. While one of them
     fetches a robots.txt (held by the site), the other is stopped with SIGINT: the requests
@@ -313,7 +331,7 @@ def news_site(site: Site, archive: Site) -> str:
 
 @deferred_f_from_coro_f
 async def test_jobdir_recipe_resumes_with_nothing_lost_or_fetched_twice(
-    site: Site, other_site: Site, tmp_path: Path
+    site: Site, other_site: Site, tmp_path: Path, scrapy: ScrapyCommand
 ) -> None:
     """The recipe's crawl, stopped with SIGINT while an origin's robots.txt is unavailable
     (RFC 9309 §2.3.1.4: its requests wait), resumed by the same command: the requests parked
@@ -424,7 +442,7 @@ TRAINING_STATS = ("robotsmeta/item_dropped/", "robotsmeta/tdmrep/file/", "robots
 
 @deferred_f_from_coro_f
 async def test_ai_training_recipe_keeps_only_what_sites_let_it_train_on(
-    site: Site, other_site: Site, tmp_path: Path
+    site: Site, other_site: Site, tmp_path: Path, scrapy: ScrapyCommand
 ) -> None:
     """``scrapy crawl training``: with ROBOTSMETA_PURPOSE = ["ai-train"], no item is kept of a
     page refused for training by robots.txt's Content-Signal, a meta noai, a TDMRep
@@ -497,7 +515,9 @@ def pipeline_site(site: Site) -> str:
 
 
 @deferred_f_from_coro_f
-async def test_pipeline_recipe_applies_the_robots_field(site: Site, tmp_path: Path) -> None:
+async def test_pipeline_recipe_applies_the_robots_field(
+    site: Site, tmp_path: Path, scrapy: ScrapyCommand
+) -> None:
     """``scrapy crawl pages`` with the recipe's pipeline and feed filter: an item whose page's
     unavailable_after date has passed is dropped, a description is cut to the page's
     max-snippet (to nothing under nosnippet: Google's robots meta specification), and the
