@@ -5,6 +5,7 @@ is obeyed, with warnings for what a user is unlikely to want."""
 from __future__ import annotations
 
 import logging
+import runpy
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,10 @@ from scrapy_robotsmeta.testing import Site, html, links_page, static
 from tests.crawl import BASE_SETTINGS, FollowAllSpider, crawl, one_page, small_site
 
 RULES = "User-agent: *\nDisallow: /private\n"
-README = Path(__file__).resolve().parents[1] / "README.md"
+#: The settings the documentation gives for enabling the package without the add-on.
+BY_HAND_SETTINGS = (
+    Path(__file__).resolve().parents[1] / "docs" / "examples" / "by_hand_settings.py"
+)
 
 
 BUILTIN_PATH = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
@@ -134,12 +138,10 @@ async def test_robotstxt_obey_false_checks_nothing(site: Site) -> None:
     assert result.urls == {site.url("/"), site.url("/a")}
 
 
-def readme_by_hand_settings() -> dict[str, Any]:
-    """The settings of the README's "By hand" block, as a project would have them."""
-    text = README.read_text(encoding="utf-8").split("### By hand", 1)[1]
-    code = text.split("```python", 1)[1].split("```", 1)[0]
-    namespace: dict[str, Any] = {}
-    exec(code, namespace)
+def by_hand_settings() -> dict[str, Any]:
+    """The settings of the documentation's by-hand settings file, as a project would have
+    them."""
+    namespace = runpy.run_path(str(BY_HAND_SETTINGS))
     return {name: value for name, value in namespace.items() if name.isupper()}
 
 
@@ -155,13 +157,12 @@ def components(crawler: Crawler) -> dict[str, Any]:
 
 
 @deferred_f_from_coro_f
-async def test_enabling_by_hand_as_the_readme_says_gives_the_addons_components(
+async def test_enabling_by_hand_as_the_docs_say_gives_the_addons_components(
     site: Site,
 ) -> None:
-    """The README's by-hand settings enable exactly what the add-on does, in the same order."""
-    by_hand = await crawl(
-        error_page_site(site), settings={"ADDONS": {}, **readme_by_hand_settings()}
-    )
+    """The documentation's by-hand settings enable exactly what the add-on does, in the same
+    order."""
+    by_hand = await crawl(error_page_site(site), settings={"ADDONS": {}, **by_hand_settings()})
     with_addon = await crawl(error_page_site(site))
     assert components(by_hand.crawler) == components(with_addon.crawler)
     assert Builtin not in downloader_middlewares(by_hand.crawler)
