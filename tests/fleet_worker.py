@@ -417,6 +417,16 @@ class Fleet:
         self.workers[name] = process
         return process
 
+    def start_each_with_own_urls(self, shares: dict[str, list[str]], **settings: Any) -> None:
+        """Start a worker per name of *shares*, each reading its own start URLs, and wait until
+        they are all open. With one list for all, the first worker to open could read every
+        start URL (scrapy-redis reads a batch as it idles) and crawl them alone."""
+        for name, urls in shares.items():
+            key = f"{START_URLS_KEY}:{name}"
+            self.seed(urls, key)
+            self.start_worker(name, FLEET_START_URLS_KEY=key, **settings)
+        self.wait_opened(*shares)
+
     def worker_log(self, name: str) -> list[str]:
         path = self.directory / f"worker-{name}.log"
         return path.read_text().splitlines() if path.exists() else []
@@ -544,12 +554,13 @@ class Fleet:
 
     def settled(self, quiet: float = 1.0) -> bool:
         """Nothing left to crawl: no start URL, queued or parked request in Redis, and the
-        site has received nothing for *quiet* seconds (a response's links would be queued
-        within milliseconds of its request)."""
+        site, which has been reached, has received nothing for *quiet* seconds (a response's
+        links would be queued within milliseconds of its request). Before the site's first
+        request, the workers may hold every start URL they read, none sent yet."""
         if self.queued() or self.redis.exists(f"{PREFIX}:parked-origins"):
             return False
         hits = self.hits()
-        return not hits or time.time() - hits[-1].time > quiet
+        return bool(hits) and time.time() - hits[-1].time > quiet
 
     def finish(self, timeout: float, quiet: float = 1.0) -> None:
         """Wait for the crawl to settle (the site quiet for *quiet* seconds), then stop the

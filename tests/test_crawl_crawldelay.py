@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-from tests.fleet_worker import START_URLS_KEY, Fleet
+from tests.fleet_worker import Fleet
 
 ORIGINS = 3
 PAGES = 6
@@ -30,15 +30,12 @@ def test_a_fleet_spaces_its_requests_to_an_origin_by_its_one_crawl_delay(
         )
         delayed = origins[0]
         workers = ("w1", "w2", "w3")
-        # Each worker its own start URLs, pages of every origin: with one list for all, the
-        # first worker to open would read them all (scrapy-redis reads them as it idles).
-        for index, name in enumerate(workers):
-            own = f"{START_URLS_KEY}:{name}"
-            fleet.seed(
-                [f"{origin}/p/{i}" for i in range(index, PAGES, 3) for origin in origins], own
-            )
-            fleet.start_worker(name, FLEET_START_URLS_KEY=own)
-        fleet.wait_opened(*workers)
+        fleet.start_each_with_own_urls(
+            {
+                name: [f"{origin}/p/{i}" for i in range(index, PAGES, 3) for origin in origins]
+                for index, name in enumerate(workers)
+            }
+        )
         # Quiet for longer than a turn: requests waiting for theirs are in the workers alone.
         fleet.finish(timeout=60, quiet=3.0)
         hits = fleet.hits()

@@ -108,10 +108,12 @@ def test_tdmrep_json_is_fetched_once_per_origin_for_the_whole_fleet(
     with Fleet(tmp_path, redis_url, ROBOTSMETA_TDMREP=True) as fleet:
         origins = fleet.start_site(ORIGINS, PAGES, hold=False, outage=False)
         allowed = fleet.allowed_pages()
-        fleet.seed([f"{origin}/p/{i}" for i in range(PAGES) for origin in origins])
-        for name in ("w1", "w2", "w3"):
-            fleet.start_worker(name)
-        fleet.wait_opened("w1", "w2", "w3")
+        fleet.start_each_with_own_urls(
+            {
+                name: [f"{origin}/p/{i}" for i in range(index, PAGES, 3) for origin in origins]
+                for index, name in enumerate(("w1", "w2", "w3"))
+            }
+        )
         fleet.finish(timeout=40)
         hits = fleet.hits()
         exports = [path.read_text().splitlines() for path in tmp_path.glob("items-*.jsonl")]
