@@ -115,7 +115,8 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
             raise NotConfigured
         assert crawler.stats is not None
         self._stats: StatsCollector = crawler.stats
-        self._item_field: str = settings.get("ROBOTSMETA_ITEM_FIELD") or ""
+        field = settings.get("ROBOTSMETA_ITEM_FIELD") or ""
+        self._item_field = _ItemField(field, self._stats) if field else None
         self._obey_nofollow = settings.getbool("ROBOTSMETA_OBEY_NOFOLLOW")
         self._obey_rel_nofollow = settings.getbool("ROBOTSMETA_OBEY_REL_NOFOLLOW")
         self._drop_noindex = settings.getbool("ROBOTSMETA_DROP_NOINDEX")
@@ -130,7 +131,6 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
         # (origin, use) pairs whose refusal was logged: once each, as the first item dropped.
         self._refusals_logged: set[tuple[str, str]] = set()
         self._names = CrawlerToken.from_settings(crawler.settings)
-        self._warned_item_classes: set[type] = set()
         self._recent_response: Response | None = None
         self._recent_page = _Page(self)
 
@@ -213,11 +213,11 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
         if self._needs_reservation and usage.tdmrep is not None and usage.tdmrep.unknown:
             self._drop_refused(response, None)
             return None
-        if self._item_field:
+        if self._item_field is not None:
             value = directives.to_dict() | usage.to_dict()
             if self._evidence:
                 value[ITEM_KEY] = item_evidence(response, usage)
-            self._tag(item, value)
+            self._item_field.tag(item, value)
         return item
 
     def _page(self, response: Response) -> _Page:
@@ -333,22 +333,31 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
         self._stats.inc_value(stat)
         logger.debug("Dropped %s from %s: %s", request, response, why)
 
-    def _tag(self, item: Any, value: dict[str, Any]) -> None:
-        field = self._item_field
+
+class _ItemField:
+    """Sets the page's directives and preferences in the items' field, and says once per item
+    class why it cannot."""
+
+    def __init__(self, name: str, stats: StatsCollector) -> None:
+        self.name = name
+        self._stats = stats
+        self._warned_classes: set[type] = set()
+
+    def tag(self, item: Any, value: dict[str, Any]) -> None:
         if not ItemAdapter.is_item(item):
             problem = "itemadapter does not support them"
         else:
             try:
-                ItemAdapter(item)[field] = value
+                ItemAdapter(item)[self.name] = value
                 return
             except KeyError:
-                problem = f"they do not declare the field {field!r}"
+                problem = f"they do not declare the field {self.name!r}"
             except Exception as exc:  # a validator of the item class refused the value
-                problem = f"setting the field {field!r} failed ({exc!r})"
+                problem = f"setting the field {self.name!r} failed ({exc!r})"
         self._stats.inc_value(ROBOTSMETA_ITEM_UNTAGGED)
         item_class = type(item)
-        if item_class not in self._warned_item_classes:
-            self._warned_item_classes.add(item_class)
+        if item_class not in self._warned_classes:
+            self._warned_classes.add(item_class)
             logger.warning(
                 "Items of class %s.%s carry no robots directives: %s. Declare the field "
                 "(scrapy.Field(), or a dataclass/attrs/pydantic field of type dict defaulting to "
