@@ -686,10 +686,10 @@ class Group:
         return table.first_in_order(path)
 
 
-def is_compiled(group: Group | PlainGroup) -> bool:
-    """Whether a check compiled *group*, built or still in its plain form."""
+def is_compiled(group: PlainGroup) -> bool:
+    """Whether a check compiled the group whose plain form is *group*."""
     # A plain group keeps no rules (its index 2) once they are compiled: see Group.to_plain.
-    return group[2] is None if isinstance(group, tuple) else group.compiled
+    return group[2] is None
 
 
 # A function, not the class method: Twisted registers a pickler of bound methods that cannot

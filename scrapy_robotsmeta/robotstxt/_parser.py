@@ -47,6 +47,8 @@ _AS_WRITTEN = {
 _FIELDS = frozenset(("user-agent", "allow", "disallow", "sitemap", "crawl-delay", *_USAGE_FIELDS))
 # What ends a Content-Usage path (draft-ietf-aipref-attach-05 §3), with the blanks after it.
 _BLANK = re.compile(r"[ \t]+")
+# A comment: from a "#" to the end of its line.
+_COMMENT = re.compile(r"#[^\n]*")
 # Whitespace after "*" as Google's parser sees it: "* anything" still names every crawler.
 _SPACE = " \t\v\f"
 
@@ -194,29 +196,31 @@ def parse_file(body: bytes) -> ParsedFile:
 
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "#" in text:
+        # Every comment at once, rather than a search in each line: a line ends at its
+        # first "#", and cutting a long line (below) keeps the same text either way.
+        text = _COMMENT.sub("", text)
     lines = text.split("\n")
-    for number, whole_line in enumerate(lines, 1):
+    if len(text) > _SHORT_LINE:  # only then can a line be longer than Googlebot reads
+        lines = [line if len(line) <= _SHORT_LINE else _cut(line) for line in lines]
+    for number, line in enumerate(lines, 1):
         # The common line read inline (a call costs as much as the rest of the line's work):
-        # short, a colon before any comment, a field name spelt right.
-        line = whole_line if len(whole_line) <= _SHORT_LINE else _cut(whole_line)
-        comment = line.find("#")
-        if comment >= 0:
-            line = line[:comment]
-        colon = line.find(":")
-        key = _AS_WRITTEN.get(line[:colon]) or line[:colon].strip(" \t").lower()
-        if colon >= 0 and key in _FIELDS:
-            value = line[colon + 1 :].strip(" \t")
+        # a colon right after a field name spelt right.
+        key, colon, value = line.partition(":")
+        field = _AS_WRITTEN.get(key)
+        if field is not None and colon:
+            value = value.strip(" \t")
         elif not line or (key_and_value := _key_and_value(line)) is None:
             continue  # a blank line, a comment, or no field at all
         else:
-            key, value = key_and_value
-        if key in _RULE_FIELDS:
+            field, value = key_and_value
+        if field in _RULE_FIELDS:
             if group is None:
                 continue  # RFC 9309 §2.2.2: rules outside any group are ignored
             group_has_rules = True
             if value:  # an empty path matches nothing
-                group.rules.append((key == "allow", value, number))
-        elif key == "user-agent":
+                group.rules.append((field == "allow", value, number))
+        elif field == "user-agent":
             if group is None or group_has_rules:
                 group = GroupSpec()
                 groups.append(group)
@@ -224,19 +228,19 @@ def parse_file(body: bytes) -> ParsedFile:
             agent = _agent_of(value)
             if agent is not None:
                 group.agents.append(agent)
-        elif key == "crawl-delay":
+        elif field == "crawl-delay":
             # Like a usage line, it does not end the group's user-agent lines. Of several, the
             # largest applies: the politest reading of what the site asked.
             delay = _crawl_delay(value) if group is not None else None
             if group is not None and delay is not None:
                 group.crawl_delay = max(delay, group.crawl_delay or 0.0)
-        elif key == "sitemap" and value:
+        elif field == "sitemap" and value:
             sitemaps.append(_readable(value))
-        elif key in _USAGE_FIELDS:
+        elif field in _USAGE_FIELDS:
             # A preference about use, not a rule of access: it belongs to the group it is in
             # but does not end the group's user-agent lines (only allow/disallow do), and
             # like them it means nothing outside a group.
-            usage = _usage_line(key, value, number)
+            usage = _usage_line(field, value, number)
             if usage is not None and group is not None:
                 group.usage.append(usage)
     return ParsedFile(groups, sitemaps, truncated)
