@@ -5,7 +5,6 @@ from __future__ import annotations
 import pickle
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import itemgetter
 from typing import Any, NamedTuple
 
 from scrapy_robotsmeta.robotstxt._encoding import canonical_url_path, match_plain_url
@@ -57,7 +56,6 @@ _SHARED_RULE_BYTES = 20  # a rule again in another group a merge made (a referen
 _GROUP_BYTES = 200  # a group after merging
 _AGENT_BYTES = 260  # a product token naming a group
 _SITEMAP_BYTES = 60
-_path = itemgetter(1)
 # A file's groups as RobotsTxt keeps them: each as parsed until a check selects it (then a
 # Group), or plain when read back from a record (None: not read back yet).
 _Groups = list[Group | PlainGroup | GroupSpec | None]
@@ -67,15 +65,11 @@ def _size_hint(parsed: ParsedFile, groups: int, agents: int, shared: int) -> int
     """An estimate of the memory *parsed* holds as a :class:`RobotsTxt` of *groups* groups
     (after merging), named by *agents* product tokens, whose rule lists hold *shared* rules
     again (in a merged group besides their own)."""
-    lines = chars = 0
-    for spec in parsed.groups:
-        lines += len(spec.rules) + len(spec.usage)
-        chars += sum(map(len, map(_path, spec.rules)))
-    chars += sum(map(len, parsed.sitemaps))
+    lines = sum(len(spec.rules) + len(spec.usage) for spec in parsed.groups)
     return (
         _BASE_BYTES
         + _RULE_BYTES * lines
-        + _CHAR_BYTES * chars
+        + _CHAR_BYTES * (parsed.rule_chars + sum(map(len, parsed.sitemaps)))
         + _SHARED_RULE_BYTES * shared
         + _GROUP_BYTES * groups
         + _AGENT_BYTES * agents
@@ -354,9 +348,13 @@ class RobotsTxt:
         if group is None:
             self._read_rest()
             group = self._groups[at]
-        if not isinstance(group, Group):
-            assert group is not None
-            group = self._groups[at] = Group.from_plain(_plain(group))
+        if isinstance(group, GroupSpec):
+            group = self._groups[at] = Group(
+                _agents_of(group), group.rules, group.crawl_delay, tuple(group.usage)
+            )
+        elif isinstance(group, tuple):
+            group = self._groups[at] = Group.from_plain(group)
+        assert group is not None
         return group
 
     def _checked(self, user_agent: str) -> Group | None:
@@ -426,5 +424,9 @@ def _plain(group: Group | PlainGroup | GroupSpec) -> PlainGroup:
         return group
     if isinstance(group, Group):
         return group.to_plain()
-    agents = tuple(group.agents) if len(group.agents) == 1 else tuple(dict.fromkeys(group.agents))
-    return agents, group.crawl_delay, group.rules, (), None, tuple(group.usage)
+    return _agents_of(group), group.crawl_delay, group.rules, (), None, tuple(group.usage)
+
+
+def _agents_of(spec: GroupSpec) -> tuple[str, ...]:
+    """The product tokens that name *spec*, each once."""
+    return tuple(spec.agents) if len(spec.agents) == 1 else tuple(dict.fromkeys(spec.agents))

@@ -60,9 +60,15 @@ def canonical_url_path(path: str) -> str:
 match_plain_rule_paths = re.compile(f"[{_KEEP}\n]*").fullmatch
 
 
-#: A match when rule paths joined by newlines hold only characters a canonical rule path
-#: keeps (``*``, and ``$``, canonical only as a path's last character); None otherwise.
-match_rule_path_characters = re.compile(f"[{_KEEP}*$\n]*").fullmatch
+# The bytes a canonical rule path keeps as written (printable ASCII but "%"), and newlines.
+_RULE_PATH_BYTES = bytes([*range(0x20, 0x25), *range(0x26, 0x7F), 0x0A])
+
+
+def rule_path_characters_kept(joined: str) -> bool:
+    """Whether rule paths joined by newlines hold only characters a canonical rule path keeps
+    as written (``*``, and ``$``, canonical only as a path's last character, included)."""
+    # Deleting the bytes kept leaves nothing: a C loop, twice as fast as a regular expression.
+    return joined.isascii() and not joined.encode().translate(None, _RULE_PATH_BYTES)
 
 
 def canonical_rule_path(path: str) -> str:

@@ -49,8 +49,9 @@ _FIELDS = frozenset(("user-agent", "allow", "disallow", "sitemap", "crawl-delay"
 _BLANK = re.compile(r"[ \t]+")
 # A comment: from a "#" to the end of its line.
 _COMMENT = re.compile(r"#[^\n]*")
-# Whitespace after "*" as Google's parser sees it: "* anything" still names every crawler.
-_SPACE = " \t\v\f"
+# What may follow "*" in a user-agent line naming every crawler: nothing, or whitespace as
+# Google's parser sees it ("* anything" still names every crawler).
+_AFTER_STAR = frozenset(("", " ", "\t", "\v", "\f"))
 
 
 class Rule(NamedTuple):
@@ -110,6 +111,8 @@ class ParsedFile(NamedTuple):
     groups: list[GroupSpec]
     sitemaps: list[str]
     truncated: bool
+    #: How many characters the paths of the groups' rules hold in all.
+    rule_chars: int
 
 
 def _agent_of(value: str) -> str | None:
@@ -118,7 +121,7 @@ def _agent_of(value: str) -> str | None:
     Only a ``*`` that stands alone is the global agent: ``*WordPress*`` is not a product token,
     so (as Googlebot reads it) its group applies to no crawler, rather than to every one.
     """
-    if value[:1] == "*" and value[1:2] in ("", *_SPACE):
+    if value[:1] == "*" and value[1:2] in _AFTER_STAR:
         return "*"
     return rfc9309_token(value) or None
 
@@ -193,6 +196,7 @@ def parse_file(body: bytes) -> ParsedFile:
     # A group's user-agent lines end where its first allow/disallow line is; only a
     # user-agent line after that starts a new group (RFC 9309 §2.1).
     group_has_rules = False
+    rule_chars = 0
 
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
@@ -220,6 +224,7 @@ def parse_file(body: bytes) -> ParsedFile:
             group_has_rules = True
             if value:  # an empty path matches nothing
                 group.rules.append((field == "allow", value, number))
+                rule_chars += len(value)
         elif field == "user-agent":
             if group is None or group_has_rules:
                 group = GroupSpec()
@@ -243,4 +248,5 @@ def parse_file(body: bytes) -> ParsedFile:
             usage = _usage_line(field, value, number)
             if usage is not None and group is not None:
                 group.usage.append(usage)
-    return ParsedFile(groups, sitemaps, truncated)
+    # tuple.__new__: the named tuple's own __new__ is a Python function.
+    return tuple.__new__(ParsedFile, (groups, sitemaps, truncated, rule_chars))
