@@ -183,21 +183,13 @@ def _readable(value: str) -> str:
     return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-def parse_file(body: bytes) -> ParsedFile:
-    truncated = len(body) > MAX_BYTES
-    head = body[:MAX_BYTES]
+def _lines(head: bytes) -> list[str]:
+    """The lines of *head* (a body's first MAX_BYTES bytes) as Googlebot reads them: without
+    their comments, and cut at MAX_LINE_BYTES."""
     if head.startswith(_BOM):
         head = head[len(_BOM) :]
     # surrogateescape: bytes that are not UTF-8 survive, to be escaped as they are in rules.
     text = head.decode("utf-8", "surrogateescape")
-    groups: list[GroupSpec] = []
-    sitemaps: list[str] = []
-    group: GroupSpec | None = None
-    # A group's user-agent lines end where its first allow/disallow line is; only a
-    # user-agent line after that starts a new group (RFC 9309 §2.1).
-    group_has_rules = False
-    rule_chars = 0
-
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "#" in text:
@@ -207,9 +199,21 @@ def parse_file(body: bytes) -> ParsedFile:
     lines = text.split("\n")
     if len(text) > _SHORT_LINE:  # only then can a line be longer than Googlebot reads
         lines = [line if len(line) <= _SHORT_LINE else _cut(line) for line in lines]
-    for number, line in enumerate(lines, 1):
-        # The common line read inline (a call costs as much as the rest of the line's work):
-        # a colon right after a field name spelt right.
+    return lines
+
+
+def parse_file(body: bytes) -> ParsedFile:
+    """The groups (with their rules and usage lines) and the sitemaps of a robots.txt body.
+    The common line is read inline: a call costs as much as the rest of the line's work."""
+    groups: list[GroupSpec] = []
+    sitemaps: list[str] = []
+    group: GroupSpec | None = None
+    # A group's user-agent lines end where its first allow/disallow line is; only a
+    # user-agent line after that starts a new group (RFC 9309 §2.1).
+    group_has_rules = False
+    rule_chars = 0
+    for number, line in enumerate(_lines(body[:MAX_BYTES]), 1):
+        # The common line: a colon right after a field name spelt right.
         key, colon, value = line.partition(":")
         field = _AS_WRITTEN.get(key)
         if field is not None and colon:
@@ -249,4 +253,4 @@ def parse_file(body: bytes) -> ParsedFile:
             if usage is not None and group is not None:
                 group.usage.append(usage)
     # tuple.__new__: the named tuple's own __new__ is a Python function.
-    return tuple.__new__(ParsedFile, (groups, sitemaps, truncated, rule_chars))
+    return tuple.__new__(ParsedFile, (groups, sitemaps, len(body) > MAX_BYTES, rule_chars))
