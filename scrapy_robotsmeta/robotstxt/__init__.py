@@ -174,9 +174,7 @@ def _merged(specs: list[GroupSpec]) -> GroupSpec:
     return merged
 
 
-def _groups_of(
-    specs: list[GroupSpec],
-) -> tuple[_Groups, dict[str, int], int]:
+def _groups_of(specs: list[GroupSpec]) -> tuple[_Groups, dict[str, int], int]:
     """A file's groups, the position of each agent's, and how many times rules were put in
     more than one group (by merging groups).
 
@@ -195,9 +193,7 @@ def _groups_of(
     return groups, agents, 0
 
 
-def _merged_groups(
-    groups: list[GroupSpec],
-) -> tuple[_Groups, dict[str, int], int]:
+def _merged_groups(groups: list[GroupSpec]) -> tuple[_Groups, dict[str, int], int]:
     """:func:`_groups_of` for a file where an agent is named by several groups, which are
     merged into one (RFC 9309 §2.2.1)."""
     members: dict[str, list[int]] = {}
@@ -216,7 +212,7 @@ def _merged_groups(
             merged.append(specs[0] if len(specs) == 1 else _merged(specs))
             references += sum(len(spec.rules) for spec in specs)
         agents[agent] = positions[key]
-    # Less the rules as parsed, each in one group (of those with no agent, in none).
+    # Beyond the file's own rules: those merging put in a second group (or more).
     return merged, agents, max(0, references - sum(len(spec.rules) for spec in groups))
 
 

@@ -220,10 +220,9 @@ _SCAN_BOUND = WORK_BOUND // 4
 
 # A group's rules as checks scan them before it is compiled (see _scan): every rule's
 # pattern, for one C-level test of whether a plain one matches (one with a "*" or a "$" never
-# does: a canonical path holds neither); the rules with them; those of the rules whose pattern
-# has a "*" or a "$", to try one by one; whether each pattern is its rule's path as written.
-# A plain tuple: a named one costs a Python-level call to make, on the first check of each
-# file.
+# does: a canonical path holds neither); the rules with them; the rules whose pattern has a
+# "*" or a "$", tried one by one; whether each pattern is its rule's path as written. A plain
+# tuple: a named one costs a Python-level call to make, on the first check of each file.
 _Scan = tuple[tuple[str, ...], list[RuleRow], list[RuleRow], bool]
 # Below one "*" in this many rules, the rules with a "*" or a "$" are found by C-level
 # searches of the patterns joined (each found costs as much as looking at this many rules).
@@ -249,8 +248,8 @@ def _scan_of(rules: list[RuleRow]) -> _Scan | None:
 
 
 def _with_operators(rows: list[RuleRow], joined: str) -> list[RuleRow]:
-    """The rows whose pattern has a "*" or a "$", in order; *joined*: their patterns joined
-    by newlines."""
+    """Those of *rows* whose pattern has a "*" or a "$", in order (*joined*: the patterns of
+    all, joined by newlines)."""
     stars = joined.count("*")
     anchors = "$" in joined
     if not stars and not anchors:
@@ -334,8 +333,8 @@ def _scan(scan: _Scan, path: str) -> RuleRow | None:
             matched = path.endswith(rest[:-1]) and size - len(rest) + 1 >= start
         elif start > 1 or (start and rest[:1] == root):
             matched = path.find(rest, start) >= 0
-        else:  # no match can start before *start*: "" or "/", and rest does not start so
-            matched = rest in path
+        else:  # the prefix is "" or the path's first character, which rest does not start
+            matched = rest in path  # with: a match anywhere is one after the prefix
         if matched:
             best, rank = rule, precedence
     return best
