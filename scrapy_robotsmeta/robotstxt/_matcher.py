@@ -31,8 +31,9 @@ from typing import Any, NamedTuple
 
 from scrapy_robotsmeta.robotstxt._encoding import (
     canonical_rule_path,
+    canonical_rule_paths,
     match_plain_rule_paths,
-    rule_path_characters_kept,
+    rule_paths_canonical,
 )
 from scrapy_robotsmeta.robotstxt._parser import Rule, RuleRow, UsageLine
 
@@ -237,11 +238,14 @@ def _scan_of(rules: list[RuleRow]) -> _Scan | None:
         return None
     patterns = [rule[1] for rule in rules]
     joined = "\n".join(patterns)
-    as_written = rule_path_characters_kept(joined) and ("$" not in joined or _anchors_only(joined))
+    as_written = rule_paths_canonical(joined)
     if not as_written:
-        rules = [(allow, canonical_rule_path(path), line) for allow, path, line in rules]
-        patterns = [rule[1] for rule in rules]
-        joined = "\n".join(patterns)
+        joined = canonical_rule_paths(joined)
+        patterns = joined.split("\n")
+        rules = [
+            (allow, pattern, line)
+            for (allow, _, line), pattern in zip(rules, patterns, strict=True)
+        ]
     if "/index.htm" in joined and _adds_patterns(rules):
         return None
     return tuple(patterns), rules, _with_operators(rules, joined), as_written
@@ -277,12 +281,6 @@ def _with_operators(rows: list[RuleRow], joined: str) -> list[RuleRow]:
 def _adds_patterns(rows: list[RuleRow]) -> bool:
     """Whether an index page's allow among *rows* adds a pattern (see _entries)."""
     return any(allow and "/index.htm" in path for allow, path, _ in rows)
-
-
-def _anchors_only(joined: str) -> bool:
-    """Whether each "$" of rule paths joined by newlines is a path's last character (an
-    anchor), as in a canonical pattern: counted, 10 times faster than a regular expression."""
-    return joined.count("$") == joined.count("$\n") + joined.endswith("$")
 
 
 def _scan(scan: _Scan, path: str) -> RuleRow | None:

@@ -213,13 +213,15 @@ def parse_file(body: bytes) -> ParsedFile:
     group_has_rules = False
     rule_chars = 0
     for number, line in enumerate(_lines(body[:MAX_BYTES]), 1):
+        if not line:
+            continue  # a blank line, or a comment
         # The common line: a colon right after a field name spelt right.
         key, colon, value = line.partition(":")
         field = _AS_WRITTEN.get(key)
         if field is not None and colon:
             value = value.strip(" \t")
-        elif not line or (key_and_value := _key_and_value(line)) is None:
-            continue  # a blank line, a comment, or no field at all
+        elif (key_and_value := _key_and_value(line)) is None:
+            continue  # no field at all
         else:
             field, value = key_and_value
         if field in _RULE_FIELDS:
