@@ -39,6 +39,8 @@ def crawler_name(user_agent: str) -> str:
 def rfc9309_token(name: str) -> str:
     """The RFC 9309 product token of a name: its leading run of letters, ``_`` and ``-``,
     lowercased. The same cut applies to robots.txt ``User-agent`` values."""
+    if name.isascii() and name.isalpha():  # most names: letters only, a token whole
+        return name.lower()
     match = _RFC9309_TOKEN.match(name)
     return match.group().lower() if match else ""
 

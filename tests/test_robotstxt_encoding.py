@@ -4,9 +4,18 @@ through the verdicts it gives: RFC 9309 §2.2.2-2.2.3 percent-encoding.
 
 from __future__ import annotations
 
-import pytest
+from string import ascii_letters, digits
 
-from tests.rules import allows, disallowing
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scrapy_robotsmeta.robotstxt._encoding import (
+    canonical_rule_path,
+    canonical_rule_paths,
+    rule_paths_canonical,
+)
+from tests.rules import allows, disallowing, parse
 
 
 @pytest.mark.parametrize(
@@ -122,3 +131,42 @@ def test_printable_ascii_in_rule_is_not_percent_encoded(char: str, encoded: str)
     assert allows(disallowing(f"/a{char}b"), f"/a{encoded}b")
     assert allows(disallowing(f"/a{encoded}b"), f"/a{char}b")
     assert not allows(disallowing(f"/a{encoded}b"), f"/a{encoded.lower()}b")
+
+
+# Pieces of rule paths that a canonical path writes otherwise, or keeps: escapes of unreserved
+# and reserved characters in either case, a "%" that starts no escape, text outside ASCII,
+# control characters, bytes that are not UTF-8 (read with surrogateescape), "$" and "*".
+_PATH_PIECES = [
+    *("a", "/", "~", "*", "$", "%", "%4", "%%", "%zz"),
+    *("%41", "%2f", "%2F", "%7e", "%e9", "%E9", "%24", "%2A"),
+    *("é", "\u30c4", "\x01", "\t", "\x7f", "\udcff"),
+]
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    paths=st.lists(
+        st.lists(st.sampled_from(_PATH_PIECES), max_size=6).map("".join), min_size=1, max_size=6
+    )
+)
+def test_rule_paths_written_canonical_together_as_each_alone(paths: list[str]) -> None:
+    """RFC 9309 §2.2.2-2.2.3: the canonical form of a group's rule paths, rewritten all at once
+    when a check first scans them, is each path's own; and they are found canonical as written
+    exactly when none changes."""
+    joined = "\n".join(paths)
+    alone = [canonical_rule_path(path) for path in paths]
+    assert canonical_rule_paths(joined).split("\n") == alone
+    assert rule_paths_canonical(joined) is (alone == paths)
+
+
+@pytest.mark.parametrize("escape", [f"%{a}{b}" for a in "0123456789ABCDEFabcdef" for b in "0Aa"])
+def test_escape_compared_decoded_or_uppercase_in_a_group_scanned(escape: str) -> None:
+    """RFC 9309 §2.2.2: in a group whose rules are rewritten together (one of them holds text
+    outside ASCII), an escape of an unreserved character matches the character, any other its
+    uppercase spelling."""
+    rules = parse(f"User-agent: *\nDisallow: /x{escape}y\nDisallow: /\u30c4\n")
+    char = chr(int(escape[1:], 16))
+    spelled = char if char in ascii_letters + digits + "-._~" else escape.upper()
+    assert not allows(rules, f"/x{spelled}y")
+    assert not allows(rules, f"/x{escape}y")
+    assert allows(rules, "/xy")

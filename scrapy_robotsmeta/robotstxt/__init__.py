@@ -5,7 +5,6 @@ from __future__ import annotations
 import pickle
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import itemgetter
 from typing import Any, NamedTuple
 
 from scrapy_robotsmeta.robotstxt._encoding import canonical_url_path, match_plain_url
@@ -57,23 +56,21 @@ _SHARED_RULE_BYTES = 20  # a rule again in another group a merge made (a referen
 _GROUP_BYTES = 200  # a group after merging
 _AGENT_BYTES = 260  # a product token naming a group
 _SITEMAP_BYTES = 60
-_path = itemgetter(1)
+# A file's groups as RobotsTxt keeps them: each as parsed until a check selects it (then a
+# Group), or plain when read back from a record (None: not read back yet).
+_Groups = list[Group | PlainGroup | GroupSpec | None]
 
 
-def _size_hint(parsed: ParsedFile, groups: int, agents: int, references: int) -> int:
+def _size_hint(parsed: ParsedFile, groups: int, agents: int, shared: int) -> int:
     """An estimate of the memory *parsed* holds as a :class:`RobotsTxt` of *groups* groups
-    (after merging), named by *agents* product tokens, whose rule lists hold *references*."""
-    rules = lines = chars = 0
-    for spec in parsed.groups:
-        rules += len(spec.rules)
-        lines += len(spec.rules) + len(spec.usage)
-        chars += sum(map(len, map(_path, spec.rules)))
-    chars += sum(map(len, parsed.sitemaps))
+    (after merging), named by *agents* product tokens, whose rule lists hold *shared* rules
+    again (in a merged group besides their own)."""
+    lines = sum(len(spec.rules) + len(spec.usage) for spec in parsed.groups)
     return (
         _BASE_BYTES
         + _RULE_BYTES * lines
-        + _CHAR_BYTES * chars
-        + _SHARED_RULE_BYTES * max(0, references - rules)
+        + _CHAR_BYTES * (parsed.rule_chars + sum(map(len, parsed.sitemaps)))
+        + _SHARED_RULE_BYTES * shared
         + _GROUP_BYTES * groups
         + _AGENT_BYTES * agents
         + _SITEMAP_BYTES * len(parsed.sitemaps)
@@ -164,22 +161,59 @@ def _reading_of(lines: tuple[UsageLine, ...]) -> UsageReading:
     return UsageReading(Preferences(tuple(statements)), tuple(ignored))
 
 
-def _merged(specs: list[GroupSpec]) -> PlainGroup:
-    """One group of the groups *specs* that name the same agent (RFC 9309 §2.2.1), in its
-    plain form (see Group.to_plain): only the group a check selects becomes a Group."""
-    if len(specs) == 1:  # most agents: a group of their own, its lists taken as they are
-        spec = specs[0]
-        agents = spec.agents if len(spec.agents) == 1 else list(dict.fromkeys(spec.agents))
-        return tuple(agents), spec.crawl_delay, spec.rules, (), None, tuple(spec.usage)
-    return (
-        tuple(dict.fromkeys(a for spec in specs for a in spec.agents)),
-        # The largest Crawl-delay of the merged groups, as within one group.
-        max((s.crawl_delay for s in specs if s.crawl_delay is not None), default=None),
-        [rule for spec in specs for rule in spec.rules],
-        (),
-        None,
-        tuple(line for spec in specs for line in spec.usage),
+def _merged(specs: list[GroupSpec]) -> GroupSpec:
+    """One group of the groups *specs* that name the same agent (RFC 9309 §2.2.1)."""
+    merged = GroupSpec()
+    merged.agents = [agent for spec in specs for agent in spec.agents]
+    # The largest Crawl-delay of the merged groups, as within one group.
+    merged.crawl_delay = max(
+        (spec.crawl_delay for spec in specs if spec.crawl_delay is not None), default=None
     )
+    merged.rules = [rule for spec in specs for rule in spec.rules]
+    merged.usage = [line for spec in specs for line in spec.usage]
+    return merged
+
+
+def _groups_of(specs: list[GroupSpec]) -> tuple[_Groups, dict[str, int], int]:
+    """A file's groups, the position of each agent's, and how many times rules were put in
+    more than one group (by merging groups).
+
+    Each group stays as parsed until a check selects it: most of a file's groups never are.
+    """
+    groups: _Groups = []
+    agents: dict[str, int] = {}
+    for spec in specs:
+        if spec.agents:
+            at = len(groups)
+            for agent in spec.agents:
+                if agents.setdefault(agent, at) != at:
+                    return _merged_groups(specs)
+            groups.append(spec)
+    # Most files: no agent named by two groups, so no group to merge.
+    return groups, agents, 0
+
+
+def _merged_groups(groups: list[GroupSpec]) -> tuple[_Groups, dict[str, int], int]:
+    """:func:`_groups_of` for a file where an agent is named by several groups, which are
+    merged into one (RFC 9309 §2.2.1)."""
+    members: dict[str, list[int]] = {}
+    for index, spec in enumerate(groups):
+        for agent in spec.agents:
+            members.setdefault(agent, []).append(index)
+    merged: _Groups = []
+    agents: dict[str, int] = {}
+    positions: dict[tuple[int, ...], int] = {}
+    references = 0
+    for agent, indexes in members.items():
+        key = tuple(dict.fromkeys(indexes))
+        if key not in positions:
+            specs = [groups[i] for i in key]
+            positions[key] = len(merged)
+            merged.append(specs[0] if len(specs) == 1 else _merged(specs))
+            references += sum(len(spec.rules) for spec in specs)
+        agents[agent] = positions[key]
+    # Beyond the file's own rules: those merging put in a second group (or more).
+    return merged, agents, max(0, references - sum(len(spec.rules) for spec in groups))
 
 
 class RobotsTxt:
@@ -199,7 +233,7 @@ class RobotsTxt:
 
     def __init__(
         self,
-        groups: list[Group | PlainGroup | None],
+        groups: _Groups,
         agents: dict[str, int],
         sitemaps: list[str] | None,
         truncated: bool,
@@ -241,24 +275,8 @@ class RobotsTxt:
         """
         body = _bytes_of(body)
         parsed = parse_file(body)
-        members: dict[str, list[int]] = {}
-        for index, spec in enumerate(parsed.groups):
-            for agent in spec.agents:
-                members.setdefault(agent, []).append(index)
-        groups: list[Group | PlainGroup | None] = []
-        agents: dict[str, int] = {}
-        positions: dict[tuple[int, ...], int] = {}
-        references = 0
-        for agent, indexes in members.items():
-            key = (indexes[0],) if len(indexes) == 1 else tuple(dict.fromkeys(indexes))
-            if key not in positions:
-                specs = [parsed.groups[i] for i in key]
-                positions[key] = len(groups)
-                groups.append(_merged(specs))
-                for spec in specs:
-                    references += len(spec.rules)
-            agents[agent] = positions[key]
-        size_hint = _size_hint(parsed, len(groups), len(agents), references)
+        groups, agents, shared = _groups_of(parsed.groups)
+        size_hint = _size_hint(parsed, len(groups), len(agents), shared)
         return cls(groups, agents, parsed.sitemaps, parsed.truncated, size_hint)
 
     @property
@@ -289,13 +307,14 @@ class RobotsTxt:
         for group in groups:
             if isinstance(group, Group) and group.selected:
                 group.compile()  # if its checks have not yet
+        plain = [None if group is None else _plain(group) for group in groups]
         selected = tuple(
-            _plain(group) if group is not None and is_compiled(group) else None for group in groups
+            group if group is not None and is_compiled(group) else None for group in plain
         )
         rest = self._rest  # still as it was read: nothing in it changed
         if rest is None:
             others = tuple(
-                None if group is None or is_compiled(group) else _plain(group) for group in groups
+                None if group is None or is_compiled(group) else group for group in plain
             )
             if self.sitemaps or others.count(None) < len(others):
                 rest = pickle.dumps((others, self.sitemaps), protocol=pickle.HIGHEST_PROTOCOL)
@@ -325,7 +344,11 @@ class RobotsTxt:
         if group is None:
             self._read_rest()
             group = self._groups[at]
-        if isinstance(group, tuple):
+        if isinstance(group, GroupSpec):
+            group = self._groups[at] = Group(
+                _agents_of(group), group.rules, group.crawl_delay, tuple(group.usage)
+            )
+        elif isinstance(group, tuple):
             group = self._groups[at] = Group.from_plain(group)
         assert group is not None
         return group
@@ -391,5 +414,15 @@ def _from_plain(plain: tuple[Any, ...]) -> RobotsTxt:
     return RobotsTxt.from_plain(plain)
 
 
-def _plain(group: Group | PlainGroup) -> PlainGroup:
-    return group if isinstance(group, tuple) else group.to_plain()
+def _plain(group: Group | PlainGroup | GroupSpec) -> PlainGroup:
+    """*group* in its plain form (see Group.to_plain)."""
+    if isinstance(group, tuple):
+        return group
+    if isinstance(group, Group):
+        return group.to_plain()
+    return _agents_of(group), group.crawl_delay, group.rules, (), None, tuple(group.usage)
+
+
+def _agents_of(spec: GroupSpec) -> tuple[str, ...]:
+    """The product tokens that name *spec*, each once."""
+    return tuple(spec.agents) if len(spec.agents) == 1 else tuple(dict.fromkeys(spec.agents))

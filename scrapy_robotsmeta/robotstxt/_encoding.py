@@ -31,11 +31,23 @@ _CANONICAL_RULE_PATH = re.compile(f"[{_KEEP}*]*")
 _REWRITE = re.compile(r"%[0-9A-Fa-f]{2}|[^\x20-\x7e]|[*$]")
 
 
+def _canonical_escape(escape: str) -> str:
+    decoded = chr(int(escape[1:], 16))
+    return decoded if decoded in _UNRESERVED else escape.upper()
+
+
+_HEX = "0123456789ABCDEFabcdef"
+# Each escape as a canonical path writes it: the character for an unreserved one, the hex
+# digits in uppercase for any other.
+_ESCAPES = {
+    escape: _canonical_escape(escape) for escape in (f"%{a}{b}" for a in _HEX for b in _HEX)
+}
+
+
 def _rewrite(match: re.Match[str]) -> str:
     text = match.group()
     if len(text) == 3:
-        decoded = chr(int(text[1:], 16))
-        return decoded if decoded in _UNRESERVED else text.upper()
+        return _ESCAPES[text]
     try:
         raw = text.encode("utf-8", "surrogateescape")
     except UnicodeEncodeError:  # a lone surrogate that no byte decoded to (URLs built in code)
@@ -60,9 +72,57 @@ def canonical_url_path(path: str) -> str:
 match_plain_rule_paths = re.compile(f"[{_KEEP}\n]*").fullmatch
 
 
-#: A match when rule paths joined by newlines hold only characters a canonical rule path
-#: keeps (``*``, and ``$``, canonical only as a path's last character); None otherwise.
-match_rule_path_characters = re.compile(f"[{_KEEP}*$\n]*").fullmatch
+# Printable ASCII and newlines: the bytes a canonical rule path is made of, joined with others.
+_PRINTABLE_BYTES = bytes([*range(0x20, 0x7F), 0x0A])
+# The escapes a canonical path does not hold (those _ESCAPES rewrites): a lowercase hex digit,
+# or an unreserved character (digits, letters, "-", ".", "_", "~") encoded.
+_NONCANONICAL_ESCAPE = re.compile(
+    "%(?:[0-9A-Fa-f][a-f]|[a-f][0-9A-F]|3[0-9]|[46][1-9A-F]|[57][0-9A]|2[DE]|5F|7E)"
+)
+# A "$" that does not end its rule path: a literal one.
+_LITERAL_DOLLAR = re.compile(r"\$(?=[^\n])")
+# The bytes of a rule path a canonical path encodes (controls and bytes outside ASCII), but
+# the newlines that separate rule paths joined.
+_BYTE_ESCAPES = {byte: f"%{byte:02X}" for byte in range(256) if byte not in _PRINTABLE_BYTES}
+
+
+def _printable(joined: str) -> bool:
+    # Deleting the bytes kept leaves nothing: a C loop, twice as fast as a regular expression.
+    return joined.isascii() and not joined.encode().translate(None, _PRINTABLE_BYTES)
+
+
+def _anchors_only(joined: str) -> bool:
+    """Whether each "$" of rule paths joined by newlines is a path's last character (an
+    anchor), as in a canonical pattern: counted, 10 times faster than a regular expression."""
+    return joined.count("$") == joined.count("$\n") + joined.endswith("$")
+
+
+def rule_paths_canonical(joined: str) -> bool:
+    """Whether rule paths joined by newlines are each canonical as written (see
+    canonical_rule_path)."""
+    return (
+        _printable(joined)
+        and ("$" not in joined or _anchors_only(joined))
+        and ("%" not in joined or _NONCANONICAL_ESCAPE.search(joined) is None)
+    )
+
+
+def canonical_rule_paths(joined: str) -> str:
+    """:func:`canonical_rule_path` of each of the rule paths joined by newlines, joined so: a
+    few C-level passes over them all, rather than a search and a call for each escape of each
+    path."""
+    text = joined
+    if "%" in text:
+        text = _NONCANONICAL_ESCAPE.sub(_rewrite, text)
+    if "$" in text:
+        text = _LITERAL_DOLLAR.sub("%24", text)
+    if not _printable(text):
+        try:
+            raw = text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:  # a lone surrogate no byte decoded to: path by path
+            return "\n".join(map(canonical_rule_path, joined.split("\n")))
+        text = raw.decode("latin-1").translate(_BYTE_ESCAPES)
+    return text
 
 
 def canonical_rule_path(path: str) -> str:

@@ -31,8 +31,9 @@ from typing import Any, NamedTuple
 
 from scrapy_robotsmeta.robotstxt._encoding import (
     canonical_rule_path,
+    canonical_rule_paths,
     match_plain_rule_paths,
-    match_rule_path_characters,
+    rule_paths_canonical,
 )
 from scrapy_robotsmeta.robotstxt._parser import Rule, RuleRow, UsageLine
 
@@ -220,11 +221,13 @@ _SCAN_BOUND = WORK_BOUND // 4
 
 # A group's rules as checks scan them before it is compiled (see _scan): every rule's
 # pattern, for one C-level test of whether a plain one matches (one with a "*" or a "$" never
-# does: a canonical path holds neither); the rules with them; the patterns joined by newlines,
-# where C-level searches find those with a "*" or a "$"; whether each pattern is its rule's
-# path as written. A plain tuple: a named one costs a Python-level call to make, on the first
-# check of each file.
-_Scan = tuple[tuple[str, ...], list[RuleRow], str, bool]
+# does: a canonical path holds neither); the rules with them; the rules whose pattern has a
+# "*" or a "$", tried one by one; whether each pattern is its rule's path as written. A plain
+# tuple: a named one costs a Python-level call to make, on the first check of each file.
+_Scan = tuple[tuple[str, ...], list[RuleRow], list[RuleRow], bool]
+# Below one "*" in this many rules, the rules with a "*" or a "$" are found by C-level
+# searches of the patterns joined (each found costs as much as looking at this many rules).
+_SPARSE = 16
 
 
 def _scan_of(rules: list[RuleRow]) -> _Scan | None:
@@ -235,27 +238,49 @@ def _scan_of(rules: list[RuleRow]) -> _Scan | None:
         return None
     patterns = [rule[1] for rule in rules]
     joined = "\n".join(patterns)
-    as_written = match_rule_path_characters(joined) is not None and (
-        "$" not in joined or _anchors_only(joined)
-    )
+    as_written = rule_paths_canonical(joined)
     if not as_written:
-        rules = [(allow, canonical_rule_path(path), line) for allow, path, line in rules]
-        patterns = [rule[1] for rule in rules]
-        joined = "\n".join(patterns)
+        joined = canonical_rule_paths(joined)
+        patterns = joined.split("\n")
+        rules = [
+            (allow, pattern, line)
+            for (allow, _, line), pattern in zip(rules, patterns, strict=True)
+        ]
     if "/index.htm" in joined and _adds_patterns(rules):
         return None
-    return tuple(patterns), rules, joined, as_written
+    return tuple(patterns), rules, _with_operators(rules, joined), as_written
+
+
+def _with_operators(rows: list[RuleRow], joined: str) -> list[RuleRow]:
+    """Those of *rows* whose pattern has a "*" or a "$", in order (*joined*: the patterns of
+    all, joined by newlines)."""
+    stars = joined.count("*")
+    anchors = "$" in joined
+    if not stars and not anchors:
+        return []
+    if stars * _SPARSE >= len(rows):
+        if not anchors:  # most groups: one test a rule
+            return [rule for rule in rows if "*" in rule[1]]
+        return [rule for rule in rows if "*" in rule[1] or "$" in rule[1]]
+    # Few among many: a search from each to the next, counting the newlines between.
+    found = []
+    star, dollar = joined.find("*"), joined.find("$")
+    row = at = 0
+    while star >= 0 or dollar >= 0:
+        mark = star if dollar < 0 or 0 <= star < dollar else dollar
+        row += joined.count("\n", at, mark)
+        found.append(rows[row])
+        at = joined.find("\n", mark)
+        if at < 0:  # the last rule
+            break
+        star = joined.find("*", at) if 0 <= star < at else star
+        dollar = joined.find("$", at) if 0 <= dollar < at else dollar
+    return found
 
 
 def _adds_patterns(rows: list[RuleRow]) -> bool:
     """Whether an index page's allow among *rows* adds a pattern (see _entries)."""
     return any(allow and "/index.htm" in path for allow, path, _ in rows)
-
-
-def _anchors_only(joined: str) -> bool:
-    """Whether each "$" of rule paths joined by newlines is a path's last character (an
-    anchor), as in a canonical pattern: counted, 10 times faster than a regular expression."""
-    return joined.count("$") == joined.count("$\n") + joined.endswith("$")
 
 
 def _scan(scan: _Scan, path: str) -> RuleRow | None:
@@ -268,51 +293,46 @@ def _scan(scan: _Scan, path: str) -> RuleRow | None:
     most, which is more than the compiled check spends on the same rules, and answers _UNSURE
     past _SCAN_BOUND, having done no more work than that. Measured hot loops, written out.
     """
-    patterns, rows, joined, _ = scan
+    patterns, rows, operators, _ = scan
     best = None
     rank = -1
     if path.startswith(patterns):
         for rule in rows:
             if path.startswith(rule[1]) and 2 * len(rule[1]) + rule[0] > rank:
                 best, rank = rule, 2 * len(rule[1]) + rule[0]
-    # The rules with a "*" or a "$", found by C-level searches (most groups have few).
-    star, dollar = joined.find("*"), joined.find("$")
     work = _SCAN_BOUND
     size = len(path)
-    row = at = 0
-    while star >= 0 or dollar >= 0:
-        mark = star if dollar < 0 or 0 <= star < dollar else dollar
-        row += joined.count("\n", at, mark)
-        at = joined.find("\n", mark)
-        if at < 0:  # the last rule
-            star = dollar = -1
-        else:
-            star = joined.find("*", at) if 0 <= star < at else star
-            dollar = joined.find("$", at) if 0 <= dollar < at else dollar
-        rule = rows[row]
+    root = path[:1]  # "/": a prefix of "/" (most rules with a "*") needs no search
+    for rule in operators:
         pattern = rule[1]
         precedence = 2 * len(pattern) + rule[0]
         if precedence < rank or (precedence == rank and best is not None and best[2] < rule[2]):
             continue
-        first = pattern.find("*")
-        start = first if first >= 0 else len(pattern) - 1  # the literal prefix's end
-        if not path.startswith(pattern[:start]):
+        prefix, star, rest = pattern.partition("*")
+        start = len(prefix)
+        if not star:  # "/a$": only the path "/a"
+            start -= 1
+            if not path.startswith(prefix[:-1]):
+                continue
+            pieces = 0
+        elif prefix and prefix != root and not path.startswith(prefix):
             continue
-        rest = pattern[start + 1 :]
-        one = first >= 0 and "*" not in rest  # most: one piece after the "*"
+        else:
+            pieces = 1 if "*" not in rest else pattern.count("*")
         # What follows the prefix is at least as long as the longest piece: at least the
         # cost the compiled check counts for the rule.
-        pieces = 1 if one else pattern.count("*")
         work -= (size - start) * (len(pattern) - start) + _RULE_COST + pieces * _PIECE_COST
         if work < 0:
             return _UNSURE
-        if not one:
+        if pieces != 1:
             tail = _split_pattern(pattern)[1]
             matched = tail is not None and _matches_after_prefix(path, start, *tail)
-        elif rest[-1:] == "$":  # as _matches_after_prefix would, for one piece
+        elif "$" in rest:  # as _matches_after_prefix would, for one piece
             matched = path.endswith(rest[:-1]) and size - len(rest) + 1 >= start
-        else:
+        elif start > 1 or (start and rest[:1] == root):
             matched = path.find(rest, start) >= 0
+        else:  # the prefix is "" or the path's first character, which rest does not start
+            matched = rest in path  # with: a match anywhere is one after the prefix
         if matched:
             best, rank = rule, precedence
     return best
@@ -686,10 +706,10 @@ class Group:
         return table.first_in_order(path)
 
 
-def is_compiled(group: Group | PlainGroup) -> bool:
-    """Whether a check compiled *group*, built or still in its plain form."""
+def is_compiled(group: PlainGroup) -> bool:
+    """Whether a check compiled the group whose plain form is *group*."""
     # A plain group keeps no rules (its index 2) once they are compiled: see Group.to_plain.
-    return group[2] is None if isinstance(group, tuple) else group.compiled
+    return group[2] is None
 
 
 # A function, not the class method: Twisted registers a pickler of bound methods that cannot

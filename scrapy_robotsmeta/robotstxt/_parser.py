@@ -47,8 +47,11 @@ _AS_WRITTEN = {
 _FIELDS = frozenset(("user-agent", "allow", "disallow", "sitemap", "crawl-delay", *_USAGE_FIELDS))
 # What ends a Content-Usage path (draft-ietf-aipref-attach-05 §3), with the blanks after it.
 _BLANK = re.compile(r"[ \t]+")
-# Whitespace after "*" as Google's parser sees it: "* anything" still names every crawler.
-_SPACE = " \t\v\f"
+# A comment: from a "#" to the end of its line.
+_COMMENT = re.compile(r"#[^\n]*")
+# What may follow "*" in a user-agent line naming every crawler: nothing, or whitespace as
+# Google's parser sees it ("* anything" still names every crawler).
+_AFTER_STAR = frozenset(("", " ", "\t", "\v", "\f"))
 
 
 class Rule(NamedTuple):
@@ -108,6 +111,8 @@ class ParsedFile(NamedTuple):
     groups: list[GroupSpec]
     sitemaps: list[str]
     truncated: bool
+    #: How many characters the paths of the groups' rules hold in all.
+    rule_chars: int
 
 
 def _agent_of(value: str) -> str | None:
@@ -116,7 +121,7 @@ def _agent_of(value: str) -> str | None:
     Only a ``*`` that stands alone is the global agent: ``*WordPress*`` is not a product token,
     so (as Googlebot reads it) its group applies to no crawler, rather than to every one.
     """
-    if value[:1] == "*" and value[1:2] in ("", *_SPACE):
+    if value[:1] == "*" and value[1:2] in _AFTER_STAR:
         return "*"
     return rfc9309_token(value) or None
 
@@ -178,45 +183,55 @@ def _readable(value: str) -> str:
     return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-def parse_file(body: bytes) -> ParsedFile:
-    truncated = len(body) > MAX_BYTES
-    head = body[:MAX_BYTES]
+def _lines(head: bytes) -> list[str]:
+    """The lines of *head* (a body's first MAX_BYTES bytes) as Googlebot reads them: without
+    their comments, and cut at MAX_LINE_BYTES."""
     if head.startswith(_BOM):
         head = head[len(_BOM) :]
     # surrogateescape: bytes that are not UTF-8 survive, to be escaped as they are in rules.
     text = head.decode("utf-8", "surrogateescape")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "#" in text:
+        # Every comment at once, rather than a search in each line: a line ends at its
+        # first "#", and cutting a long line (below) keeps the same text either way.
+        text = _COMMENT.sub("", text)
+    lines = text.split("\n")
+    if len(text) > _SHORT_LINE:  # only then can a line be longer than Googlebot reads
+        lines = [line if len(line) <= _SHORT_LINE else _cut(line) for line in lines]
+    return lines
+
+
+def parse_file(body: bytes) -> ParsedFile:
+    """The groups (with their rules and usage lines) and the sitemaps of a robots.txt body.
+    The common line is read inline: a call costs as much as the rest of the line's work."""
     groups: list[GroupSpec] = []
     sitemaps: list[str] = []
     group: GroupSpec | None = None
     # A group's user-agent lines end where its first allow/disallow line is; only a
     # user-agent line after that starts a new group (RFC 9309 §2.1).
     group_has_rules = False
-
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    lines = text.split("\n")
-    for number, whole_line in enumerate(lines, 1):
-        # The common line read inline (a call costs as much as the rest of the line's work):
-        # short, a colon before any comment, a field name spelt right.
-        line = whole_line if len(whole_line) <= _SHORT_LINE else _cut(whole_line)
-        comment = line.find("#")
-        if comment >= 0:
-            line = line[:comment]
-        colon = line.find(":")
-        key = _AS_WRITTEN.get(line[:colon]) or line[:colon].strip(" \t").lower()
-        if colon >= 0 and key in _FIELDS:
-            value = line[colon + 1 :].strip(" \t")
-        elif not line or (key_and_value := _key_and_value(line)) is None:
-            continue  # a blank line, a comment, or no field at all
+    rule_chars = 0
+    for number, line in enumerate(_lines(body[:MAX_BYTES]), 1):
+        if not line:
+            continue  # a blank line, or a comment
+        # The common line: a colon right after a field name spelt right.
+        key, colon, value = line.partition(":")
+        field = _AS_WRITTEN.get(key)
+        if field is not None and colon:
+            value = value.strip(" \t")
+        elif (key_and_value := _key_and_value(line)) is None:
+            continue  # no field at all
         else:
-            key, value = key_and_value
-        if key in _RULE_FIELDS:
+            field, value = key_and_value
+        if field in _RULE_FIELDS:
             if group is None:
                 continue  # RFC 9309 §2.2.2: rules outside any group are ignored
             group_has_rules = True
             if value:  # an empty path matches nothing
-                group.rules.append((key == "allow", value, number))
-        elif key == "user-agent":
+                group.rules.append((field == "allow", value, number))
+                rule_chars += len(value)
+        elif field == "user-agent":
             if group is None or group_has_rules:
                 group = GroupSpec()
                 groups.append(group)
@@ -224,19 +239,20 @@ def parse_file(body: bytes) -> ParsedFile:
             agent = _agent_of(value)
             if agent is not None:
                 group.agents.append(agent)
-        elif key == "crawl-delay":
+        elif field == "crawl-delay":
             # Like a usage line, it does not end the group's user-agent lines. Of several, the
             # largest applies: the politest reading of what the site asked.
             delay = _crawl_delay(value) if group is not None else None
             if group is not None and delay is not None:
                 group.crawl_delay = max(delay, group.crawl_delay or 0.0)
-        elif key == "sitemap" and value:
+        elif field == "sitemap" and value:
             sitemaps.append(_readable(value))
-        elif key in _USAGE_FIELDS:
+        elif field in _USAGE_FIELDS:
             # A preference about use, not a rule of access: it belongs to the group it is in
             # but does not end the group's user-agent lines (only allow/disallow do), and
             # like them it means nothing outside a group.
-            usage = _usage_line(key, value, number)
+            usage = _usage_line(field, value, number)
             if usage is not None and group is not None:
                 group.usage.append(usage)
-    return ParsedFile(groups, sitemaps, truncated)
+    # tuple.__new__: the named tuple's own __new__ is a Python function.
+    return tuple.__new__(ParsedFile, (groups, sitemaps, len(body) > MAX_BYTES, rule_chars))
