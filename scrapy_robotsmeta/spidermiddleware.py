@@ -334,6 +334,9 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
 
     def _tag(self, item: Any, value: dict[str, Any]) -> None:
         field = self._item_field
+        if type(item) is dict:  # what most spiders yield: its adapter would do just this
+            item[field] = value
+            return
         if not ItemAdapter.is_item(item):
             problem = "itemadapter does not support them"
         else:
