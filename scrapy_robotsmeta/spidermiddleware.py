@@ -254,7 +254,8 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
         for reason in reading.ignored:
             self._stats.inc_value(ROBOTSMETA_RULE_IGNORED)
             logger.debug("Ignored a robots rule of %s: %s", response, reason)
-        page_usage = header_usage + Preferences(reading.usage) + _tdmrep_preferences(tdmrep)
+        rules_usage = Preferences(reading.usage) if reading.usage else NO_PREFERENCES
+        page_usage = header_usage + rules_usage + _tdmrep_preferences(tdmrep)
         return reading.directives, recorded + page_usage
 
     def _recorded_tdmrep(self, response: Response) -> TdmReading | None:

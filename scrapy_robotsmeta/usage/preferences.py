@@ -45,8 +45,11 @@ class Preferences:
     tdmrep: TdmReading | None = None
 
     def __add__(self, other: Preferences) -> Preferences:
+        # A page's sources mostly state nothing: no new object for those.
         if not other.statements and other.tdmrep is None:
             return self
+        if not self.statements and self.tdmrep is None:
+            return other
         tdmrep = self.tdmrep if other.tdmrep is None else other.tdmrep
         return Preferences(self.statements + other.statements, tdmrep)
 
