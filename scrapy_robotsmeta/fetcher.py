@@ -344,8 +344,12 @@ class RobotsTxtBodyMiddleware:
     def process_response(
         self, request: Request, response: Response, spider: Any = None
     ) -> Response:
+        # Every response of the crawl comes through here: the meta key rules out nearly all
+        # of them, at a fraction of the cost of a header look-up.
+        if not request.meta.get(ROBOTSTXT_FETCH):
+            return response
         encoding = response.headers.get(b"Content-Encoding")
-        if not encoding or not request.meta.get(ROBOTSTXT_FETCH):
+        if not encoding:
             return response
         headers = response.headers.copy()
         del headers[b"Content-Encoding"]

@@ -255,7 +255,8 @@ class RobotsMetaMiddleware(BaseSpiderMiddleware):
         for reason in reading.ignored:
             self._stats.inc_value(ROBOTSMETA_RULE_IGNORED)
             logger.debug("Ignored a robots rule of %s: %s", response, reason)
-        page_usage = header_usage + Preferences(reading.usage) + _tdmrep_preferences(tdmrep)
+        rules_usage = Preferences(reading.usage) if reading.usage else NO_PREFERENCES
+        page_usage = header_usage + rules_usage + _tdmrep_preferences(tdmrep)
         return reading.directives, recorded + page_usage
 
     def _recorded_tdmrep(self, response: Response) -> TdmReading | None:
@@ -344,6 +345,9 @@ class _ItemField:
         self._warned_classes: set[type] = set()
 
     def tag(self, item: Any, value: dict[str, Any]) -> None:
+        if type(item) is dict:  # what most spiders yield: its adapter would do just this
+            item[self.name] = value
+            return
         if not ItemAdapter.is_item(item):
             problem = "itemadapter does not support them"
         else:

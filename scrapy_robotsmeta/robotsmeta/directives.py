@@ -7,7 +7,7 @@ MDN's X-Robots-Tag page. Pure functions over strings; the response is read elsew
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, fields
 from datetime import datetime, timedelta, timezone
 from typing import Any, Literal, NamedTuple
@@ -96,7 +96,7 @@ class Reading(NamedTuple):
 
 
 def read_rules(
-    header_values: Iterable[str], meta_contents: Iterable[str], crawler: str
+    header_values: Collection[str], meta_contents: Collection[str], crawler: str
 ) -> Reading:
     """Merge every X-Robots-Tag value and every meta content that applies to *crawler*.
 
@@ -105,6 +105,8 @@ def read_rules(
     name as it writes it (``archive.org_bot``), not its robots.txt token (``archive``): RFC 9309's
     token alphabet governs robots.txt lines, not meta names nor header scopes.
     """
+    if not header_values and not meta_contents:  # most pages: nothing to merge
+        return _NOTHING_READ
     merge = _Merge()
     for value in header_values:
         for scope, name, argument in _rules(value, scoped=True):
@@ -120,6 +122,9 @@ def read_rules(
                     f"{scope}: {rule}: a bot prefix has no meaning in a meta content"
                 )
     return Reading(merge.result(), tuple(merge.usage), tuple(merge.ignored))
+
+
+_NOTHING_READ = Reading(NO_RULES, (), ())
 
 
 def _rules(value: str, *, scoped: bool) -> Iterator[tuple[str | None, str, str | None]]:

@@ -42,7 +42,7 @@ _HTML_SPACES = re.compile(r"[ \t\n\f\r]+")
 # An attribute value can spell a name through character references: numeric ones for any
 # character, and for "_" also &lowbar; and &UnderBar; (no named reference decodes to an ASCII
 # letter or to "-", which is all a name of a robot or a rule is made of).
-_CHARACTER_REFERENCE = re.compile(rb"&(?:#|lowbar;|underbar;)")
+_CHARACTER_REFERENCES = (b"&#", b"&lowbar;", b"&underbar;")
 # How much more of a page is parsed at a time, past the spelling of a meta's name: little at
 # first (the element after a meta usually starts on the next line), then more and more, up to
 # _CHUNK, when a long text follows it.
@@ -317,9 +317,25 @@ def _last_spelling(response: TextResponse, words: tuple[str, ...], after: bytes)
     start = lowered.find(after)
     if start < 0:
         return -1
-    if _CHARACTER_REFERENCE.search(lowered, start) is not None:
+    if _has_character_reference(lowered, start):
         return len(lowered)
-    return max(lowered.rfind(word.encode(), start) for word in words)
+    last = -1
+    for word in words:
+        # Only a later spelling than the last one found matters.
+        last = max(last, lowered.rfind(word.encode(), max(start, last + 1)))
+    return last
+
+
+def _has_character_reference(lowered: bytes, start: int) -> bool:
+    """Whether the lowered bytes hold, from *start* on, a character reference that may spell
+    a name (see _CHARACTER_REFERENCES)."""
+    # From one "&" to the next: the search runs at memchr's speed, and pages hold few of them.
+    at = lowered.find(b"&", start)
+    while at >= 0:
+        if lowered.startswith(_CHARACTER_REFERENCES, at):
+            return True
+        at = lowered.find(b"&", at + 1)
+    return False
 
 
 class _LastLowered:

@@ -45,8 +45,11 @@ class Preferences:
     tdmrep: TdmReading | None = None
 
     def __add__(self, other: Preferences) -> Preferences:
+        # A page's sources mostly state nothing: no new object for those.
         if not other.statements and other.tdmrep is None:
             return self
+        if not self.statements and self.tdmrep is None:
+            return other
         tdmrep = self.tdmrep if other.tdmrep is None else other.tdmrep
         return Preferences(self.statements + other.statements, tdmrep)
 
@@ -58,13 +61,15 @@ class Preferences:
         """The combined preference about *use*: False when any source refuses it, else True
         when any allows it, else None (no preference), as draft-ietf-aipref-vocab-08 §5.1
         combines statements: the most restrictive applies."""
-        found: bool | None = None
+        return self._combined().get(use)
+
+    def _combined(self) -> dict[str, bool | None]:
+        """:meth:`allows` of every use, in one pass over the statements."""
+        combined: dict[str, bool | None] = dict.fromkeys(USES)
         for statement in self.statements:
-            if statement.use == use:
-                if not statement.allowed:
-                    return False
-                found = True
-        return found
+            if combined.get(statement.use, False) is not False:
+                combined[statement.use] = statement.allowed
+        return combined
 
     def refusal(self, use: str) -> Statement | None:
         """The first statement that refuses *use*, None when none does."""
@@ -73,10 +78,9 @@ class Preferences:
     def to_dict(self) -> dict[str, Any]:
         """Use → True, False or None, then the TDMRep keys, for the item field (every key,
         always)."""
-        tdmrep = TDMREP_NOT_CONSULTED if self.tdmrep is None else self.tdmrep.to_dict()
-        if not self.statements:
-            return dict.fromkeys(USES) | tdmrep
-        return {use: self.allows(use) for use in USES} | tdmrep
+        values: dict[str, Any] = self._combined()
+        values.update(TDMREP_NOT_CONSULTED if self.tdmrep is None else self.tdmrep.to_dict())
+        return values
 
 
 NO_PREFERENCES = Preferences()

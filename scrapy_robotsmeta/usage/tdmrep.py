@@ -23,7 +23,7 @@ in :attr:`TdmFile.ignored`.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from scrapy_robotsmeta.robotstxt import path_pattern_matches, url_path
@@ -88,6 +88,18 @@ class TdmFile:
     reason: str = ""
     #: The parts of the file that state nothing, and why (for the log).
     ignored: tuple[str, ...] = ()
+    # The reading of each rule that matched a URL, by its index (0: none matched): every URL a
+    # rule matches reads the same, and a crawl reads the file for each of its requests.
+    _readings: dict[int, TdmReading] = field(default_factory=dict, compare=False, repr=False)
+
+    def reading_for(self, url: str) -> TdmReading:
+        """What the file says of *url*: its first matching rule."""
+        rule = self.rule_for(url)
+        index = 0 if rule is None else rule.index
+        reading = self._readings.get(index)
+        if reading is None:
+            reading = self._readings[index] = _rule_reading(self.status, rule)
+        return reading
 
     def rule_for(self, url: str) -> Rule | None:
         """The first rule, in file order, whose location matches *url*'s path and query."""
@@ -189,6 +201,8 @@ class TdmReading:
     #: Where the reservation was read (a file rule, a header, a meta), "" when unstated.
     source: str = ""
     policy_source: str = ""
+    # statements(), made at the first call: a file rule's reading serves every page it covers.
+    _statements: tuple[Statement, ...] | None = field(default=None, compare=False, repr=False)
 
     @property
     def unknown(self) -> bool:
@@ -199,7 +213,12 @@ class TdmReading:
         """The usage statements of the reservation: refusals (1) or permissions (0)."""
         if self.reserved is None:
             return ()
-        return tuple(Statement(use, not self.reserved, self.source) for use in TDM_USES)
+        statements = self._statements
+        if statements is None:
+            statements = tuple(Statement(use, not self.reserved, self.source) for use in TDM_USES)
+            # A cache, no part of the reading's value: the reading stays frozen for its users.
+            object.__setattr__(self, "_statements", statements)
+        return statements
 
     def to_dict(self) -> dict[str, Any]:
         """The item keys: the reservation, its policy, and what the file is."""
@@ -229,10 +248,12 @@ NOT_CONSULTED_READING = TdmReading()
 
 def file_reading(tdm_file: TdmFile | None, url: str) -> TdmReading:
     """What *tdm_file* (None: not consulted) says of *url*: its first matching rule."""
-    if tdm_file is None:
-        return NOT_CONSULTED_READING
-    rule = tdm_file.rule_for(url)
-    reading = TdmReading(tdm_file.status)
+    return NOT_CONSULTED_READING if tdm_file is None else tdm_file.reading_for(url)
+
+
+def _rule_reading(status: str, rule: Rule | None) -> TdmReading:
+    """What a file of *status* says by *rule*, None when no rule matched."""
+    reading = TdmReading(status)
     if rule is None:
         return reading
     return reading.then(rule.reserved, rule.source, rule.policy, rule.source)
@@ -247,6 +268,8 @@ def page_reading(
     (tdm-reservation, tdm-policy) pair of values, None when absent."""
     reading = base
     for kind, (reservation, written_policy) in (("header", headers), ("meta", metas)):
+        if reservation is None and not written_policy:  # most pages state neither
+            continue
         reserved = _RESERVATIONS.get(reservation.strip()) if reservation is not None else None
         policy = written_policy.strip() if written_policy else None
         reading = reading.then(
