@@ -274,6 +274,7 @@ _HEAD_MARKUP = st.lists(
             " content=",
             '"noindex"',
             "'a>b'",
+            "'<meta a>'",
             ">",
             "/>",
             "\n",
@@ -316,6 +317,24 @@ def test_long_page_with_its_meta_early_is_parsed_that_far_only() -> None:
     )
     assert meta_contents(response, TOKEN) == ["noindex"]
     assert response._cached_selector is None
+
+
+def test_long_page_read_as_far_as_a_meta_whose_value_holds_a_meta_tag() -> None:
+    """HTML's attribute value (double-quoted) state keeps "<" and ">" as characters: the last
+    ``<meta`` of the bytes may sit inside an earlier meta's value, whose name comes later."""
+    body = '<html><head><meta content="<meta x>" name="robots">\n</head>' + "<p>x</p>\n" * 2000
+    response = page(body)
+    assert meta_contents(response, TOKEN) == ["<meta x>"]
+    assert response._cached_selector is None
+
+
+def test_long_page_naming_the_robot_only_in_its_text_is_parsed_to_its_last_meta() -> None:
+    response = page(
+        '<html><head><meta name="description" content="d"></head>'
+        + "<p>robots</p>\n" * 2000
+        + '<meta name="robots" content="noindex">'
+    )
+    assert meta_contents(response, TOKEN) == ["noindex"]
 
 
 # rel=nofollow links: HTML Living Standard, link type "nofollow" on <a> and <area>.

@@ -43,9 +43,9 @@ _HTML_SPACES = re.compile(r"[ \t\n\f\r]+")
 # character, and for "_" also &lowbar; and &UnderBar; (no named reference decodes to an ASCII
 # letter or to "-", which is all a name of a robot or a rule is made of).
 _CHARACTER_REFERENCES = (b"&#", b"&lowbar;", b"&underbar;")
-# How much more of a page is parsed at a time, past the spelling of a meta's name: little at
-# first (the element after a meta usually starts on the next line), then more and more, up to
-# _CHUNK, when a long text follows it.
+# How much more of a page is parsed at a time, past its last "<meta": little at first (the
+# element after a meta usually starts on the next line), then more and more, up to _CHUNK,
+# when a long text follows it.
 _FIRST_STEP = 512
 _CHUNK = 4096
 _REL_VALUES = etree.XPath("//a/@rel|//area/@rel")
@@ -136,10 +136,9 @@ def named_metas(response: Response, names: tuple[str, ...]) -> list[tuple[str, s
 
 @lru_cache(maxsize=64)
 def _spellings(names: tuple[str, ...]) -> tuple[str, ...]:
-    """What a page is searched for to bound its parse for metas named *names*: each name, or
-    the part of it up to its first hyphen, so that names sharing it (``tdm-reservation``,
-    ``tdm-policy``) cost one search of the page; a prefix's last spelling is never before its
-    name's."""
+    """What a page is searched for to tell whether it may hold a meta named one of *names*:
+    each name, or the part of it up to its first hyphen, so that names sharing it
+    (``tdm-reservation``, ``tdm-policy``) cost one search of the page."""
     return tuple(dict.fromkeys(name[: name.find("-") + 1] or name for name in names))
 
 
@@ -251,7 +250,7 @@ def _may_have_rel_nofollow(response: TextResponse) -> bool:
     rel values when the page is parsed, else from the body's bytes."""
     if _parsed(response):
         return any("nofollow" in ascii_lower(rel) for rel in _REL_VALUES(_root(response)))
-    return _last_spelling(response, ("nofollow",), after=b"<a") >= 0
+    return _may_spell(response, ("nofollow",), after=b"<a")
 
 
 def _path_tail(url: str) -> str | None:
@@ -303,27 +302,20 @@ def _root(response: TextResponse) -> Any:
         return parsel.Selector(text=response.text, type="html").root
 
 
-def _last_spelling(response: TextResponse, words: tuple[str, ...], after: bytes) -> int:
-    """Where the last attribute value of the body that may decode to one of *words* starts, at
-    the latest (an index into the lowered ASCII bytes; their length when a character reference
-    may spell one anywhere), or -1 when none can.
+def _may_spell(response: TextResponse, words: tuple[str, ...], after: bytes) -> bool:
+    """Whether an attribute value of the body may decode to one of *words*.
 
     Only the part from the first *after* on counts: an element starts with its tag name, which
     cannot be escaped (``<meta``, ``<a``), so its attributes come after the first one.
     """
     lowered = _lowered(response)
-    if not all(word.isascii() for word in words):
-        return len(lowered)
     start = lowered.find(after)
     if start < 0:
-        return -1
-    if _has_character_reference(lowered, start):
-        return len(lowered)
-    last = -1
-    for word in words:
-        # Only a later spelling than the last one found matters.
-        last = max(last, lowered.rfind(word.encode(), max(start, last + 1)))
-    return last
+        return False
+    if not all(word.isascii() for word in words) or _has_character_reference(lowered, start):
+        return True
+    # The first spelling will do: forward searches stop there, most often in the head.
+    return any(lowered.find(word.encode(), start) >= 0 for word in words)
 
 
 def _has_character_reference(lowered: bytes, start: int) -> bool:
@@ -360,15 +352,16 @@ _lowered = _LastLowered()
 
 def _named_metas(response: TextResponse, names: tuple[str, ...]) -> Iterable[Any]:
     """The meta elements that may be named one of *names*, parsing no more than needed:
-    nothing when no attribute value can spell a name; else the part of a long page up to the
-    last spelling when it is plain ASCII (the meta elements there are those of the whole page:
-    HTML is parsed from start to end); else the whole page (kept as the selector)."""
-    last = _last_spelling(response, names, after=b"<meta")
-    if last < 0:
+    nothing when no attribute value can spell a name; else the part of a long page up to its
+    last ``<meta`` when it is plain ASCII (every meta element starts at one, and HTML is parsed
+    from start to end, so the meta elements there are those of the whole page); else the whole
+    page (kept as the selector)."""
+    if not _may_spell(response, names, after=b"<meta"):
         return ()
+    last = _lowered(response).rfind(b"<meta")
     metas = None
-    # A spelling in the page's last chunk would have most of the page parsed: the whole of it
-    # is parsed instead, and kept for the callback.
+    # A meta in the page's last chunk would have most of the page parsed: the whole of it is
+    # parsed instead, and kept for the callback.
     if last + _CHUNK < len(response.body) and _ascii_transparent(response.encoding):
         metas = _metas_before(response.body, last)
     return _every_meta(response) if metas is None else metas
