@@ -82,6 +82,25 @@ def machine() -> str:
     )
 
 
+def beside(value: str) -> tuple[str, Path]:
+    """``LABEL=PATH`` of ``--beside``: another checkout of this project, whose code a
+    benchmark runs in the same session as this one's, its modes named ``mode@LABEL``."""
+    label, _, path = value.partition("=")
+    checkout = Path(path).resolve()
+    if not label or not (checkout / "scrapy_robotsmeta").is_dir():
+        raise argparse.ArgumentTypeError(f"{value!r}: LABEL=PATH of a checkout of this project")
+    return label, checkout
+
+
+def in_checkout(checkout: Path | None) -> tuple[Path | None, dict[str, str] | None]:
+    """The working directory and environment that run ``python -m benchmarks.…`` on
+    *checkout*'s code (its benchmark too, so that each side is measured by its own script) or,
+    for None, on this one's."""
+    if checkout is None:
+        return None, None
+    return checkout, {**os.environ, "PYTHONPATH": str(checkout)}
+
+
 def answered_200(origin: Origin, body: bytes) -> Outcome:
     """The outcome of a fetch of *origin*'s robots.txt answered 200 with *body*, with the one
     request such a fetch records."""

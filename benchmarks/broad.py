@@ -1,7 +1,7 @@
 """A broad crawl: more origins than the robots.txt cache holds in memory, met in shuffled order.
 
     .venv/bin/python -m benchmarks.broad [--origins 1000] [--pages 10] [--rounds 2]
-        [--modes none,addon,nospill,builtin]
+        [--modes none,addon,nospill,builtin] [--beside LABEL=PATH]
 
 One server process answers for every origin: the crawler resolves the made-up host names
 ``o<N>.test`` to 127.0.0.1 (a DNS_RESOLVER of this module), so each name on the server's port
@@ -17,10 +17,12 @@ default storage: memory, then the disk tier; what compares with the built-in), `
 whole add-on, page-level rules read too), ``nospill`` (the robots.txt part with
 ``ROBOTSTXT_CACHE_SPILL = False``: evicted origins are forgotten) and ``builtin`` (Scrapy's
 RobotsTxtMiddleware, which never forgets an origin and never bounds its memory). The server
-counts robots.txt requests per origin; a crawl's time runs from spider_opened to
-spider_closed, as does the crawler process's CPU time; the robots.txt part's share of that CPU
-time is sampled inside each crawl (``benchmarks/_sampler.py``: our package's frames, or Scrapy's
-robots.txt middleware and Protego), which the machine's load does not move as it moves times.
+counts robots.txt requests per origin. ``--beside LABEL=PATH`` also runs each of this package's
+modes on another checkout's code (``robotstxt@LABEL``…), in the same rounds, through that
+checkout's own worker. A crawl's time runs from spider_opened to spider_closed, as does the
+crawler process's CPU time; the robots.txt part's share of that CPU time is sampled inside each
+crawl (``benchmarks/_sampler.py``: our package's frames, or Scrapy's robots.txt middleware and
+Protego), which the machine's load does not move as it moves times.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from scrapy.crawler import CrawlerProcess
 from scrapy.resolver import CachingThreadedResolver
 from twisted.internet import defer
 
-from benchmarks._common import corpus, machine, median, table
+from benchmarks._common import beside, corpus, in_checkout, machine, median, table
 from benchmarks._results import write_figures
 from benchmarks._sampler import ROBOTSTXT, Sampler
 from scrapy_robotsmeta.robotstxt import RobotsTxt
@@ -184,9 +186,11 @@ def worker(mode: str, port: int, origins: int, pages: int, memory: int) -> None:
 
 
 def run(mode: str, port: int, args: argparse.Namespace, memory: int) -> dict[str, Any]:
+    mode, _, label = mode.partition("@")
     command = [sys.executable, "-m", "benchmarks.broad", "--worker", mode, str(port)]
     command += [str(args.origins), str(args.pages), str(memory)]
-    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    cwd, env = in_checkout(dict(args.beside)[label] if label else None)
+    done = subprocess.run(command, capture_output=True, text=True, check=True, cwd=cwd, env=env)
     result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/_counts") as answer:
         counts: dict[str, int] = json.loads(answer.read())
@@ -221,6 +225,14 @@ def main() -> None:
     parser.add_argument(
         "--memory", type=int, help="ROBOTSTXT_CACHE_MEMORY (default: a fifth of the origins)"
     )
+    parser.add_argument(
+        "--beside",
+        type=beside,
+        action="append",
+        default=[],
+        metavar="LABEL=PATH",
+        help="also run this package's modes on another checkout's code",
+    )
     parser.add_argument("--worker", nargs=5, help=argparse.SUPPRESS)
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -233,7 +245,12 @@ def main() -> None:
         return
 
     memory = args.memory or fifth_of_the_origins(args.origins)
-    modes = args.modes.split(",")
+    modes = [
+        variant
+        for mode in args.modes.split(",")
+        for variant in [mode] + [f"{mode}@{label}" for label, _ in args.beside]
+        if variant == mode or mode not in ("none", "builtin")
+    ]
     server = subprocess.Popen(
         [sys.executable, "-m", "benchmarks.broad", "--serve", str(args.origins)],
         stdout=subprocess.PIPE,
