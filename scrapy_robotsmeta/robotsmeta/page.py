@@ -358,12 +358,13 @@ def _named_metas(response: TextResponse, names: tuple[str, ...]) -> Iterable[Any
     page (kept as the selector)."""
     if not _may_spell(response, names, after=b"<meta"):
         return ()
-    last = _lowered(response).rfind(b"<meta")
     metas = None
-    # A meta in the page's last chunk would have most of the page parsed: the whole of it is
-    # parsed instead, and kept for the callback.
-    if last + _CHUNK < len(response.body) and _ascii_transparent(response.encoding):
-        metas = _metas_before(response.body, last)
+    if _ascii_transparent(response.encoding):
+        last = _lowered(response).rfind(b"<meta")
+        # A meta in the page's last chunk would have most of the page parsed: the whole of
+        # it is parsed instead, and kept for the callback.
+        if last + _CHUNK < len(response.body):
+            metas = _metas_before(response.body, last)
     return _every_meta(response) if metas is None else metas
 
 
