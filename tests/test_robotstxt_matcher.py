@@ -440,6 +440,28 @@ def test_indexed_group_verdicts_match_a_literal_reading_of_the_rfc(
         assert parsed.allowed(BASE + "/" + path, "bot") is _oracle(rules, "/" + path), path
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    rules=st.lists(
+        st.tuples(st.booleans(), st.text(alphabet="ab/", max_size=7), st.booleans()),
+        min_size=17,
+        max_size=60,
+    ),
+    paths=st.lists(st.text(alphabet="ab/", max_size=9), min_size=1, max_size=10),
+)
+def test_crowded_prefixes_give_the_longest_match(
+    rules: list[tuple[bool, str, bool]], paths: list[str]
+) -> None:
+    """RFC 9309 §2.2.2: rules that crowd one start (prefixes of one another, or alike but for
+    a character, some ending with ``$``, which share a prefix) are looked up by their whole
+    prefix, and the longest of those the path starts with decides."""
+    written = [(allow, "/aaa" + body + ("$" if anchored else "")) for allow, body, anchored in rules]
+    lines = [f"{'Allow' if allow else 'Disallow'}: {path}" for allow, path in written]
+    parsed = RobotsTxt.parse("\n".join(["User-agent: *", *lines]).encode())
+    for path in paths:
+        assert parsed.allowed(BASE + "/aaa" + path, "bot") is _oracle(written, "/aaa" + path)
+
+
 # Pieces of rule paths and URL paths that make the scan's cases: operators, escapes of
 # unreserved and reserved characters, text outside ASCII, index pages, repeats.
 _PIECES = ["a", "b", "/", "?", "=", ".", "*", "$", "%41", "%2f", "%2F", "~", "%7e", "é", "%2A"]

@@ -22,6 +22,7 @@ explain a verdict.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
@@ -382,9 +383,9 @@ class _Index:
 
     __slots__ = (
         "by_piece",
-        "by_prefix",
         "by_start",
         "by_suffix",
+        "by_whole_prefix",
         "piece_sizes",
         "prefix_sizes",
         "start_sizes",
@@ -408,20 +409,20 @@ class _Index:
         by_start: dict[str, list[int]] = {}
         for index in filed:
             by_start.setdefault(prefixes[index][:_START], []).append(index)
-        by_prefix: dict[str, list[int]] = {}
-        for indexes in by_start.values():
-            if len(indexes) > _CROWDED:
-                for index in indexes:
-                    by_prefix.setdefault(prefixes[index], []).append(index)
+        crowded = [i for v in by_start.values() if len(v) > _CROWDED for i in v]
         self.by_start = {k: tuple(v) for k, v in by_start.items() if len(v) <= _CROWDED}
-        self.by_prefix = {k: tuple(v) for k, v in by_prefix.items()}
+        # The crowded rules sorted by prefix (those of one prefix side by side, in precedence
+        # order), rather than a dict of prefixes: a record of tens of thousands of them holds
+        # one number for each, read back with no key to hash again.
+        self.by_whole_prefix = tuple(sorted(crowded, key=lambda i: (prefixes[i], i)))
         self.by_suffix = {k: tuple(v) for k, v in by_suffix.items()}
         self.by_piece = {k: tuple(v) for k, v in by_piece.items()}
         # The lengths of each kind's keys: a check cuts only those from the path.
-        self.start_sizes, self.prefix_sizes, self.suffix_sizes, self.piece_sizes = (
-            tuple(sorted({len(key) for key in by_key}))
-            for by_key in (self.by_start, self.by_prefix, self.by_suffix, self.by_piece)
+        self.start_sizes, self.suffix_sizes, self.piece_sizes = (
+            tuple(sorted({len(key) for key in keys}))
+            for keys in (self.by_start, self.by_suffix, self.by_piece)
         )
+        self.prefix_sizes = tuple(sorted({len(prefixes[i]) for i in crowded}))
 
     def decide(self, table: _Table, path: str) -> int | None:
         """The position of the deciding rule, None, or UNDECIDED (see _Table.first_match)."""
@@ -432,8 +433,8 @@ class _Index:
             for n in self.start_sizes
             if n <= size and (rules := by_start.get(path[:n])) is not None
         ]
-        if self.by_prefix:
-            found += _looked_up(self.by_prefix, [path[:n] for n in self.prefix_sizes if n <= size])
+        if self.by_whole_prefix:
+            found += self._by_whole_prefix(table.prefixes, path)
         if self.by_suffix:
             texts = [path[size - n :] for n in self.suffix_sizes if n <= size]
             found += _looked_up(self.by_suffix, texts)
@@ -452,6 +453,33 @@ class _Index:
             return table.first_match(path, candidates)
         index = table.first_match(path, candidates[:_MAX_TRIED])
         return UNDECIDED if index is None else index
+
+    def _by_whole_prefix(self, prefixes: tuple[str, ...], path: str) -> list[tuple[int, ...]]:
+        """The crowded rules whose prefix *path* starts with, a tuple for each prefix.
+
+        Of the prefixes in order, the greatest one not after the path's first *n* characters
+        is the only one that may start them among those not longer. When it does not, no
+        prefix lies between it and them, so one that starts the path is shorter than both:
+        each search leaves fewer lengths to try, and most checks need one or two.
+        """
+        order, sizes = self.by_whole_prefix, self.prefix_sizes
+        found: list[tuple[int, ...]] = []
+        longest = len(path)
+        while fits := bisect_right(sizes, longest):
+            probe = path[: sizes[fits - 1]]
+            at = bisect_right(order, probe, key=prefixes.__getitem__) - 1
+            if at < 0:
+                break
+            prefix = prefixes[order[at]]
+            if probe.startswith(prefix):
+                first = at
+                while first and prefixes[order[first - 1]] == prefix:
+                    first -= 1
+                found.append(order[first : at + 1])
+                longest = len(prefix) - 1
+            else:
+                longest = min(len(probe), len(prefix)) - 1
+        return found
 
 
 def _keys(table: _Table) -> tuple[Sequence[int], dict[str, list[int]], dict[str, list[int]]]:

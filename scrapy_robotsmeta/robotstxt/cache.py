@@ -258,7 +258,7 @@ class OriginCache:
     def _evict(self, keep: Origin) -> None:
         # Pack the least recently used live states while they fill more than their share,
         # and a tenth of it more: packed in batches, their records are written in batches.
-        excess = self.live_bytes - self._live_max + self._live_max // 10
+        excess = self.live_bytes - self._live_max + self._live_max // 5
         victims: list[OriginState] = []
         for origin, state in self._states.items():
             if excess <= 0:

@@ -30,16 +30,14 @@ from scrapy_robotsmeta.robotstxt.origin import Origin
 from scrapy_robotsmeta.robotstxt.state import (
     SNAPSHOT_VERSION,
     OriginState,
-    Snapshot,
     has_own_rules,
 )
 
 # The shape of a record's bytes, the snapshot's aside: raised with any change of what a record
 # holds or how (the compiled tables' layout included). A record starts with both versions: a
 # change of either leaves older records unread, and a change of this one alone leaves a fleet's
-# states in Redis as they are (6: a group's Crawl-delay is the largest of its lines, where 5
-# kept the first).
-_SHAPE = 6
+# states in Redis as they are.
+_SHAPE = 7
 _VERSION = bytes([SNAPSHOT_VERSION << 4 | _SHAPE])
 # A CRC-32 of the compressed bytes, checked before they are decompressed: it catches any damage
 # of up to 32 bits in a row, where the version byte and pickle's structure alone let some
@@ -85,7 +83,7 @@ def unpack(origin: Origin, record: bytes) -> OriginState | None:
         values, plain = pickle.loads(zlib.decompress(payload, _WBITS))
         rules = None if plain is None else RobotsTxt.from_plain(plain)
         state = OriginState(origin)
-        state.restore(Snapshot._make(values), rules)
+        state.restore(values, rules)
     except Exception as exc:  # any exception an unpickling or a malformed value can raise
         raise DamagedRecord(f"the record of {origin} cannot be read back ({exc!r})") from exc
     return state

@@ -80,6 +80,10 @@ SAME_TIME = 0.001
 # The statuses a state's rules come from, by value: a record's look-up, without the call
 # Status(value) costs, that reads no other status as a kind.
 _KINDS = {status.value: status for status in (Status.RULES, Status.ALLOW_ALL)}
+_ALLOW_ALL = Status.ALLOW_ALL  # read as a global: an enum's attribute costs a descriptor call
+# A named tuple made from a row checked to fit it (a record, a validated snapshot): the
+# class's own _make() is a Python-level call.
+_new = tuple.__new__
 
 
 def has_own_rules(kind: Status | str | None) -> bool:
@@ -362,25 +366,34 @@ class OriginState:
         robots.txt *body* it published; a fetch of this process in flight, if any, stays in
         flight."""
         rules = RobotsTxt.parse(body or b"") if has_own_rules(snapshot["kind"]) else None
-        self.restore(Snapshot._make(snapshot[name] for name in SNAPSHOT_FIELDS), rules)
+        self.restore(tuple(snapshot[name] for name in SNAPSHOT_FIELDS), rules)
 
-    def restore(self, values: Snapshot, rules: RobotsTxt | None) -> None:
-        """Take the state *values* say (as an origin's record keeps them), with *rules* when
-        their kind is rules."""
+    def restore(self, values: tuple[Any, ...], rules: RobotsTxt | None) -> None:
+        """Take the state the values of a :class:`Snapshot` say (as an origin's record keeps
+        them: a plain tuple, in its order), with *rules* when their kind is rules."""
+        # Unpacked in the declaration's order (a test checks each field goes where it
+        # belongs): an origin read back from its record costs a name look-up less per field.
+        (
+            _,
+            kind,
+            self.reason,
+            tries,
+            self.expires_at,
+            self.given_up,
+            self.down_since,
+            self.failures,
+            self.retry_at,
+            self.give_up_at,
+            fetched,
+            tdmrep,
+        ) = values
         self.changes += 1
-        self.reason = values.reason
-        self.expires_at = values.expires_at
-        self.given_up = values.given_up
-        self.down_since = values.down_since
-        self.failures = values.failures
-        self.retry_at = values.retry_at
-        self.give_up_at = values.give_up_at
-        self.fetched = None if values.fetched is None else Fetch._make(values.fetched)
-        self.kind = None if values.kind is None else _KINDS[values.kind]
+        self.kind = kind = None if kind is None else _KINDS[kind]
         # Allow-all rules are one shared object, rebuilt from the kind alone.
-        self.rules = ALLOW_ALL_RULES if self.kind is Status.ALLOW_ALL else rules
-        self.tries = [tuple(map(Hop._make, hops)) for hops in values.tries]
-        self.tdmrep = file_from_plain(values.tdmrep) if values.tdmrep is not None else None
+        self.rules = ALLOW_ALL_RULES if kind is _ALLOW_ALL else rules
+        self.tries = [tuple([_new(Hop, hop) for hop in hops]) for hops in tries]
+        self.fetched = None if fetched is None else _new(Fetch, fetched)
+        self.tdmrep = None if tdmrep is None else file_from_plain(tdmrep)
 
 
 # -- snapshots from elsewhere ----------------------------------------------------------------
