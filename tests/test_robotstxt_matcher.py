@@ -455,7 +455,9 @@ def test_crowded_prefixes_give_the_longest_match(
     """RFC 9309 §2.2.2: rules that crowd one start (prefixes of one another, or alike but for
     a character, some ending with ``$``, which share a prefix) are looked up by their whole
     prefix, and the longest of those the path starts with decides."""
-    written = [(allow, "/aaa" + body + ("$" if anchored else "")) for allow, body, anchored in rules]
+    written = [
+        (allow, "/aaa" + body + ("$" if anchored else "")) for allow, body, anchored in rules
+    ]
     lines = [f"{'Allow' if allow else 'Disallow'}: {path}" for allow, path in written]
     parsed = RobotsTxt.parse("\n".join(["User-agent: *", *lines]).encode())
     for path in paths:

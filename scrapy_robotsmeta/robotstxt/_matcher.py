@@ -146,8 +146,9 @@ class _Table(NamedTuple):
 
     prefixes: tuple[str, ...]
     tails: tuple[_Tail, ...]
-    #: The length of each rule's longest piece after a ``*`` (0 without one): what a match of
-    #: its tail may cost per character of the path (see :func:`_matches_after_prefix`).
+    #: The length of each rule's longest piece after a ``*`` (0 without one; none at all when
+    #: no rule has a tail): what a match of its tail may cost per character of the path (see
+    #: :func:`_matches_after_prefix`).
     weights: tuple[int, ...]
     precedences: tuple[int, ...]
     paths: tuple[str, ...]
@@ -376,8 +377,8 @@ class _Index:
     contains. Of the keys a rule has, it is filed under the one fewest rules of the group
     share, so that rules alike (``/*aaa…b``, ``/*aaa…c``…) are spread over the runs that tell
     them apart. Prefixes are looked up by their first characters, as most groups have few
-    rules for each; those that many share are looked up whole, one look-up per length, so
-    that 40,000 rules ``/aaaa1``, ``/aaaa2``… cost a check a few look-ups, not a scan.
+    rules for each; those that many share are searched for whole, among them sorted, so that
+    40,000 rules ``/aaaa1``, ``/aaaa2``… cost a check a few binary searches, not a scan.
     Positions are added in precedence order, so each key's list stays in it.
     """
 
@@ -646,8 +647,12 @@ class Group:
             entries = _entries(rules)
         # Stable: among equals, file order.
         entries.sort(key=_precedence, reverse=True)
-        # tuple.__new__: the named tuple's own __new__ is a Python function.
-        self._table = tuple.__new__(_Table, zip(*entries, strict=True)) if entries else _NO_RULES
+        if entries:
+            columns: list[tuple[Any, ...]] = list(zip(*entries, strict=True))
+            if not any(columns[1]):  # no rule with a tail, whose weight a check would read
+                columns[2] = ()
+            # tuple.__new__: the named tuple's own __new__ is a Python function.
+            self._table = tuple.__new__(_Table, columns)
         if len(entries) >= _INDEX_FROM:
             self._index = _Index(self._table)
         self._rules = self._scan = None
