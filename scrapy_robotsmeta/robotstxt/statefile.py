@@ -38,7 +38,6 @@ logger = logging.getLogger(__name__)
 FILENAME = "robotstxt-states.sqlite"
 # The shape of the file's table; a file of another shape (an older JOBDIR) is emptied.
 _SCHEMA = 2
-_PAGE_SIZE = 8192
 # The files SQLite may keep beside the database (its write-ahead log, its index).
 _AUX = ("-wal", "-shm")
 
@@ -99,11 +98,6 @@ class StateFile:
             # Before WAL mode is entered, so that its index stays in this process's memory
             # (no -shm file).
             db.execute("PRAGMA locking_mode = EXCLUSIVE")
-            # Pages of 8 KiB rather than 4: at a million origins the table's inner pages then
-            # fit SQLite's default page cache, so that a look-up reads one page from the
-            # system rather than two (benchmarks/README.md, the tiers). It applies to a new
-            # file only; a file made with other pages keeps them.
-            db.execute(f"PRAGMA page_size = {_PAGE_SIZE}")
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = OFF")
             (schema,) = db.execute("PRAGMA user_version").fetchone()
