@@ -653,6 +653,8 @@ class Group:
                 columns[2] = ()
             # tuple.__new__: the named tuple's own __new__ is a Python function.
             self._table = tuple.__new__(_Table, columns)
+        else:
+            self._table = _NO_RULES
         if len(entries) >= _INDEX_FROM:
             self._index = _Index(self._table)
         self._rules = self._scan = None
