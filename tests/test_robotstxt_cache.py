@@ -48,6 +48,7 @@ class Shelf:
     def __init__(self, durable: bool = False) -> None:
         self.records: dict[Origin, bytes] = {}
         self.writes: list[Origin] = []
+        self.batches: list[int] = []
         self.errors = 0
         self.durable = durable
         self.closed = False
@@ -55,6 +56,7 @@ class Shelf:
     def put(self, records: list[tuple[Origin, bytes]]) -> None:
         self.records.update(records)
         self.writes += [origin for origin, _ in records]
+        self.batches.append(len(records))
 
     def get(self, origin: Origin) -> bytes | None:
         return self.records.get(origin)
@@ -122,6 +124,20 @@ def test_cache_stays_within_its_bound_in_bytes_over_many_origins() -> None:
     # Packed origins cost a fraction of live ones: most of those in memory are packed.
     assert cache.live < len(cache) / 2
     assert cache.forgotten == 5000 - len(cache)
+
+
+def test_live_states_are_packed_a_fifth_of_their_share_at_a_time() -> None:
+    """Records filling memory up to its bound pack no live state; live states over their share
+    are packed until a fifth of it is free, so that the second tier gets them in batches (one
+    transaction each) rather than one or two at every new origin."""
+    share = 100  # live states of one fetch that fill the live share
+    shelf = Shelf()
+    cache = OriginCache(max_bytes=int(share * size_of_fetched() / LIVE_SHARE), second=shelf)
+    for i in range(20 * share):
+        fetch(cache, f"host{i}")
+    assert cache.spilled > 0  # records went over the bound, many times
+    assert len(shelf.batches) <= 20 * share / (share // 5)
+    assert min(shelf.batches) >= share // 5 - 1
 
 
 def test_an_origin_larger_than_the_bound_leaves_the_records_in_memory() -> None:

@@ -256,9 +256,16 @@ class OriginCache:
             self.bytes -= record_bytes(record)
 
     def _evict(self, keep: Origin) -> None:
-        # Pack the least recently used live states while they fill more than their share,
-        # and a fifth of it more: packed in batches, their records are written in batches,
-        # each one transaction of the disk tier (the tiers benchmark's filling).
+        if self.live_bytes > self._live_max:
+            self._pack_oldest(keep)
+        self._trim()
+
+    def _pack_oldest(self, keep: Origin) -> None:
+        # Once live states fill more than their share, the least recently used are packed
+        # until they fill a fifth of it less: packed in batches, their records are written in
+        # batches, each one transaction of the disk tier (the tiers benchmark's filling).
+        # Packing at the share's edge instead, whenever records push memory over its bound,
+        # would pack one or two at a time.
         excess = self.live_bytes - self._live_max + self._live_max // 5
         # Origins, not their states: each state is let go as soon as its record is made.
         victims: list[Origin] = []
@@ -271,7 +278,6 @@ class OriginCache:
         writes = [write for write in map(self._pack, victims) if write is not None]
         if writes and self.second is not None:
             self.second.put(writes)
-        self._trim()
 
     def _trim(self) -> None:
         """Let the least recently packed records leave memory while the whole is over the

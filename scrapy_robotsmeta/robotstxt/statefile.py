@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import sqlite3
+import struct
 import tempfile
 from pathlib import Path
 
@@ -42,9 +43,14 @@ _SCHEMA = 2
 _AUX = ("-wal", "-shm")
 
 
+# SQLite's integer keys are signed 64-bit.
+_SIGNED_64 = struct.Struct(">q")
+
+
 def _key(origin: str) -> int:
     digest = hashlib.blake2b(origin.encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big", signed=True)
+    key: int = _SIGNED_64.unpack(digest)[0]
+    return key
 
 
 def open_state_file(directory: str | Path | None) -> StateFile | None:
