@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
 from scrapy.exceptions import IgnoreRequest, StopDownload
+from scrapy.http import TextResponse
 from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from w3lib.url import safe_url_string
@@ -355,4 +356,8 @@ class RobotsTxtBodyMiddleware:
         del headers[b"Content-Encoding"]
         # One byte past the limit tells the parser that the file went on (a stat and a log).
         body = decode(response.body, encoding, MAX_BYTES + 1)
+        if isinstance(response, TextResponse):
+            # As HttpCompressionMiddleware does: the encoding is found again from the decoded
+            # body, where replace() would carry over one guessed from the compressed bytes.
+            return response.replace(body=body, headers=headers, encoding=None)
         return response.replace(body=body, headers=headers)

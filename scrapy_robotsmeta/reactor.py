@@ -88,21 +88,25 @@ class Alarm:
     def __init__(self, clock: Clock, ring: Callable[[], None]) -> None:
         self._clock, self._ring = clock, ring
         self._timer: DelayedCall | None = None
+        # The time the timer was set for: the timer's own (now + delay) may differ from it by
+        # a rounding error, and most calls ask again for the time already set.
+        self._when: float | None = None
 
     def set(self, when: float | None) -> None:
         """Ring at *when* (None: never), instead of any time set before."""
         timer = self._timer
         if timer is not None and timer.active():
-            if when is not None and timer.getTime() == when:
+            if when == self._when:
                 return
             timer.cancel()
-        self._timer = None
+        self._timer = self._when = None
         if when is not None:
             delay = max(0.0, when - self._clock.seconds())
             self._timer = self._clock.callLater(delay, self._rang)
+            self._when = when
 
     def _rang(self) -> None:
-        self._timer = None
+        self._timer = self._when = None
         self._ring()
 
     def cancel(self) -> None:

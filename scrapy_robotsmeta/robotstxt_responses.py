@@ -21,7 +21,7 @@ downloaded as any other request.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from scrapy_robotsmeta.keys import (
     ROBOTSTXT_SHARED_RESPONSE_ANSWERED,
@@ -45,6 +45,16 @@ SHARED_FLAG = "robotstxt-shared"
 RESPONSE_BYTES = 2_400
 
 
+class _Kept(NamedTuple):
+    cls: type[Response]
+    #: What the copies are built from (see _values).
+    values: tuple[Any, ...]
+    #: The estimated bytes, which the memory bound counts.
+    size: int
+    #: When it was kept, by the clock.
+    at: float
+
+
 class RobotsTxtResponses:
     """The last robots.txt response of each origin, within *memory* bytes (0: none kept), each
     for *lifetime* seconds of *clock* at most."""
@@ -52,7 +62,7 @@ class RobotsTxtResponses:
     def __init__(self, stats: StatsCollector, memory: int, lifetime: float, clock: Clock) -> None:
         self.stats, self.memory, self.lifetime, self.clock = stats, memory, lifetime, clock
         # In the order they were kept: the oldest first, the first to go.
-        self._kept: OrderedDict[Origin, tuple[Response, int, float]] = OrderedDict()
+        self._kept: OrderedDict[Origin, _Kept] = OrderedDict()
         self._bytes = 0
 
     @classmethod
@@ -68,16 +78,15 @@ class RobotsTxtResponses:
         self._forget(origin)
         if response is None:
             return
-        response = _as_served(response)
-        size = RESPONSE_BYTES + len(response.body) + _header_bytes(response)
+        size = RESPONSE_BYTES + min(len(response.body), MAX_BYTES) + _header_bytes(response)
         if size > self.memory:
             return
         now = self.clock.seconds()
-        self._kept[origin] = (response, size, now)
+        self._kept[origin] = _Kept(type(response), _values(response), size, now)
         self._bytes += size
         while self._kept:
-            oldest, (_, _, kept_at) = next(iter(self._kept.items()))
-            if self._bytes <= self.memory and now - kept_at <= self.lifetime:
+            oldest, first = next(iter(self._kept.items()))
+            if self._bytes <= self.memory and now - first.at <= self.lifetime:
                 break
             self._forget(oldest)
 
@@ -92,22 +101,19 @@ class RobotsTxtResponses:
         if not is_robotstxt_request(request):
             return None
         kept = self._kept.get(origin)
-        if kept is not None and self.clock.seconds() - kept[2] > self.lifetime:
+        if kept is not None and self.clock.seconds() - kept.at > self.lifetime:
             self._forget(origin)
             kept = None
         if kept is None:
             self.stats.inc_value(ROBOTSTXT_SHARED_RESPONSE_NOT_KEPT)
             return None
         self.stats.inc_value(ROBOTSTXT_SHARED_RESPONSE_ANSWERED)
-        response = kept[0]
-        return response.replace(
-            request=request, headers=response.headers.copy(), flags=[*response.flags, SHARED_FLAG]
-        )
+        return _served(kept, request)
 
     def _forget(self, origin: Origin) -> None:
         kept = self._kept.pop(origin, None)
         if kept is not None:
-            self._bytes -= kept[1]
+            self._bytes -= kept.size
 
 
 def is_robotstxt_request(request: Request) -> bool:
@@ -123,16 +129,33 @@ def is_robotstxt_request(request: Request) -> bool:
     )
 
 
-def _as_served(response: Response) -> Response:
-    """*response* as a spider would get it: the fetch decoded its body (and kept at most
-    MAX_BYTES of it); the headers that described the bytes on the wire no longer apply."""
-    headers = response.headers.copy()
+def _attributes(cls: type[Response]) -> tuple[str, ...]:
+    """The attributes a kept *cls* response keeps: all but the fetch's request, and but a
+    TextResponse's encoding: reading it may decode the whole body, at every fetch, where a copy
+    finds the same from the same headers and body, only if it is read."""
+    return tuple(name for name in cls.attributes if name not in ("request", "encoding"))
+
+
+def _values(response: Response) -> tuple[Any, ...]:
+    """The values of *response*'s kept attributes (see _attributes), its body cut at MAX_BYTES
+    (what the fetch read): a tuple, a dict's fraction of the memory."""
+    return tuple(
+        response.body[:MAX_BYTES] if name == "body" else getattr(response, name)
+        for name in _attributes(type(response))
+    )
+
+
+def _served(kept: _Kept, request: Request) -> Response:
+    """The copy of a kept response for the spider's *request*, as a spider would get it: the
+    fetch decoded its body (and kept at most MAX_BYTES of it), so the headers that described
+    the bytes on the wire no longer apply."""
+    parts = dict(zip(_attributes(kept.cls), kept.values, strict=True))
+    headers = parts["headers"].copy()
     headers.pop(b"Content-Encoding", None)
-    body = response.body[:MAX_BYTES]
-    if headers.get(b"Content-Length") != str(len(body)).encode():
+    if headers.get(b"Content-Length") != str(len(parts["body"])).encode():
         headers.pop(b"Content-Length", None)
-    # No request: the spider's is set on each copy.
-    return response.replace(headers=headers, body=body, request=None)
+    flags = [*parts["flags"], SHARED_FLAG]
+    return kept.cls(**{**parts, "headers": headers, "flags": flags, "request": request})
 
 
 def _header_bytes(response: Response) -> int:

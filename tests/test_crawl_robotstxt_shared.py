@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from scrapy import Request
-from scrapy.http import Response
+from scrapy.http import Response, TextResponse
 from scrapy.spidermiddlewares.httperror import HttpError
 from scrapy.spiders import SitemapSpider
 from scrapy.utils.defer import deferred_f_from_coro_f
@@ -142,18 +142,22 @@ async def test_a_redirected_robots_txt_answers_with_its_final_url(
 @deferred_f_from_coro_f
 async def test_a_gzipped_robots_txt_reaches_the_spider_decoded(site: Site) -> None:
     """The body as decoded, without the Content-Encoding and Content-Length of the bytes that
-    were sent."""
+    were sent; its text read from the decoded bytes (UTF-8 here, with no charset named), not
+    guessed from the compressed ones."""
+    rules = "User-agent: *\nDisallow: /café\n"
     site.add(
         {
             "/robots.txt": static(
-                gzip.compress(RULES.encode()), headers={"Content-Encoding": "gzip"}
+                gzip.compress(rules.encode()), headers={"Content-Encoding": "gzip"}
             )
         }
     )
     result = await crawl([site.url("/robots.txt")], spider_cls=RecordingSpider)
     assert robots_txt_requests(site) == 1
     response = the_shared_answer(spider_of(result))
-    assert response.body == RULES.encode()
+    assert response.body == rules.encode()
+    assert isinstance(response, TextResponse)
+    assert response.text == rules
     assert b"Content-Encoding" not in response.headers
     assert b"Content-Length" not in response.headers
     assert response.headers[b"Content-Type"] == b"text/plain"

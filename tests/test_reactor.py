@@ -35,6 +35,20 @@ def test_an_alarm_rings_once_at_the_last_time_set() -> None:
     assert clock.getDelayedCalls() == []
 
 
+def test_an_alarm_set_again_for_the_same_time_keeps_its_timer() -> None:
+    """Even where the clock's now + delay is not exactly that time (0.2 + 0.7 != 0.9)."""
+    clock, rang = Clock(), list[float]()
+    alarm = Alarm(clock, lambda: rang.append(clock.seconds()))
+    clock.advance(0.2)
+    alarm.set(0.9)
+    [timer] = clock.getDelayedCalls()
+    assert timer.getTime() != 0.9
+    alarm.set(0.9)
+    assert clock.getDelayedCalls() == [timer]
+    clock.advance(0.7)
+    assert len(rang) == 1
+
+
 def test_an_alarm_set_to_none_or_cancelled_never_rings() -> None:
     clock, rang = Clock(), list[float]()
     alarm = Alarm(clock, lambda: rang.append(clock.seconds()))
