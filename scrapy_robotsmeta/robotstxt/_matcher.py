@@ -651,6 +651,10 @@ class Group:
             columns: list[tuple[Any, ...]] = list(zip(*entries, strict=True))
             if not any(columns[1]):  # no rule with a tail, whose weight a check would read
                 columns[2] = ()
+            if columns[4] == columns[0]:
+                # Every rule canonical as written (most groups): one tuple for both, which a
+                # record then pickles and reads back once.
+                columns[4] = columns[0]
             # tuple.__new__: the named tuple's own __new__ is a Python function.
             self._table = tuple.__new__(_Table, columns)
         else:
