@@ -11,13 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from scrapy import Request, signals
+from scrapy.http import Response, TextResponse
 from scrapy.utils.defer import deferred_f_from_coro_f
 from twisted.web import server
 
 from scrapy_robotsmeta.robotstxt import MAX_BYTES
 from scrapy_robotsmeta.testing import Site, html, sequence, static
 from tests.compression import BOMB_SIZE, ENCODINGS, bomb, module
-from tests.crawl import ListSpider, crawl
+from tests.crawl import ListSpider, crawl, make_crawler
 from tests.proxy import ProxiedSpider, logging_proxy
 from tests.rules import padded
 
@@ -111,6 +113,30 @@ async def test_a_gzipped_robots_txt_larger_than_download_maxsize_applies_its_rul
     result = await crawl(urls, {"DOWNLOAD_MAXSIZE": 100_000}, ListSpider)
     assert site.hits["/private"] == 0
     assert result.stat("robotstxt/forbidden") == 1
+
+
+@deferred_f_from_coro_f
+async def test_a_decoded_robots_txt_reads_its_text_from_the_decoded_bytes(site: Site) -> None:
+    """What Scrapy's response_received gives other components for the package's fetch: the
+    text of the decoded body (UTF-8 here, no charset named), not a guess from the gzip bytes."""
+    rules = "User-agent: *\nDisallow: /café\n"
+    site.add(
+        {
+            "/robots.txt": static(
+                gzip.compress(rules.encode()), headers={"Content-Encoding": "gzip"}
+            )
+        }
+    )
+    crawler = make_crawler(ListSpider)
+    texts: list[str] = []
+
+    def received(response: Response, request: Request) -> None:
+        if response.url.endswith("/robots.txt") and isinstance(response, TextResponse):
+            texts.append(response.text)
+
+    crawler.signals.connect(received, signals.response_received, weak=False)
+    await crawl([site.url("/")], crawler=crawler)
+    assert texts == [rules]
 
 
 @pytest.mark.parametrize("content_encoding", [*ENCODINGS, "gzip, br"])
