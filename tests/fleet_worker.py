@@ -417,14 +417,21 @@ class Fleet:
         self.workers[name] = process
         return process
 
-    def start_each_with_own_urls(self, shares: dict[str, list[str]], **settings: Any) -> None:
-        """Start a worker per name of *shares*, each reading its own start URLs, and wait until
-        they are all open. With one list for all, the first worker to open could read every
-        start URL (scrapy-redis reads a batch as it idles) and crawl them alone."""
+    def start_each_with_own_urls(
+        self,
+        shares: dict[str, list[str]],
+        own: dict[str, dict[str, Any]] | None = None,
+        **settings: Any,
+    ) -> None:
+        """Start a worker per name of *shares*, each reading its own start URLs (and with the
+        settings *own* gives its name, if any), and wait until they are all open. With one list
+        for all, the first worker to open could read every start URL (scrapy-redis reads a
+        batch as it idles) and crawl them alone."""
         for name, urls in shares.items():
             key = f"{START_URLS_KEY}:{name}"
             self.seed(urls, key)
-            self.start_worker(name, FLEET_START_URLS_KEY=key, **settings)
+            extra = (own or {}).get(name, {})
+            self.start_worker(name, FLEET_START_URLS_KEY=key, **settings, **extra)
         self.wait_opened(*shares)
 
     def worker_log(self, name: str) -> list[str]:

@@ -242,13 +242,19 @@ def test_in_a_fleet_each_worker_records_the_one_fetch_it_used_under_one_id(
     with Fleet(tmp_path, redis_url) as fleet:
         origins = fleet.start_site(2, 30, hold=False, outage=False)
         workers = ("w1", "w2")
-        for name in workers:
-            evidence = str(tmp_path / f"evidence-{name}.jsonl")
-            # A crawl long enough (about 6 s per origin for one worker) for an idle worker to
-            # look at the queue again (Scrapy's engine does every 5 s) and take its part.
-            fleet.start_worker(name, ROBOTSTXT_EVIDENCE_FILE=evidence, DOWNLOAD_DELAY=0.2)
-        fleet.wait_opened(*workers)
-        fleet.seed([f"{origin}/p/{i}" for i in range(30) for origin in origins])
+        # Each worker its own start URLs, half of each origin's pages: from one list, the first
+        # worker to read it could take them all.
+        fleet.start_each_with_own_urls(
+            {
+                name: [f"{origin}/p/{i}" for i in range(at, 30, 2) for origin in origins]
+                for at, name in enumerate(workers)
+            },
+            {
+                name: {"ROBOTSTXT_EVIDENCE_FILE": str(tmp_path / f"evidence-{name}.jsonl")}
+                for name in workers
+            },
+            DOWNLOAD_DELAY=0.2,
+        )
         fleet.finish(timeout=40)
         # A worker's pages are those it exported: one it dequeued may have been parked, and
         # crawled by the other worker.
